@@ -1,0 +1,103 @@
+/**
+ * The script a `ScriptedModelServer` plays: one `ScriptedResponse` per incoming request, in
+ * order, or chosen by a function of the request (e.g. parent vs child agents by system prompt).
+ */
+import type { StopReason, Usage } from '../protocol/content.js';
+import type { MessagesRequest } from '../protocol/request.js';
+
+/** Timing of one block's events. All delays are real milliseconds on the server side. */
+export interface BlockTiming {
+  /** Wait before `content_block_start`. */
+  readonly delayMs?: number;
+  /** Wait before each delta. */
+  readonly deltaDelayMs?: number;
+  /** Characters per text/thinking delta, or per input_json_delta for tools (default: one delta). */
+  readonly chunkSize?: number;
+  /** Wait before `content_block_stop`. */
+  readonly stopDelayMs?: number;
+}
+
+export type ScriptedBlock = BlockTiming &
+  (
+    | { readonly type: 'text'; readonly text: string }
+    | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string }
+    | { readonly type: 'redacted_thinking'; readonly data: string }
+    | {
+        readonly type: 'tool_use';
+        readonly id?: string;
+        readonly name: string;
+        /** Sent as JSON; `rawInput` wins when both are given (to send input that is not JSON). */
+        readonly input?: Readonly<Record<string, unknown>>;
+        readonly rawInput?: string;
+      }
+  );
+
+export interface ScriptedMessage {
+  readonly kind: 'message';
+  readonly blocks: readonly ScriptedBlock[];
+  /** Default: 'tool_use' when a tool_use block is present, else 'end_turn'. */
+  readonly stopReason?: StopReason;
+  readonly stopSequence?: string | null;
+  readonly usage?: Usage;
+  readonly id?: string;
+  readonly model?: string;
+  /** Wait before `message_delta`/`message_stop`. */
+  readonly endDelayMs?: number;
+  /** Response headers (e.g. request-id). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Fault: close the connection after this many SSE events were written. */
+  readonly cutAfterEvents?: number;
+  /** Fault: after this many events, send nothing more and keep the connection open. */
+  readonly stallAfterEvents?: number;
+  /** Fault: after this many events, send an SSE `error` event and end the stream. */
+  readonly errorAfterEvents?: { readonly events: number; readonly type: string; readonly message: string };
+  /** Fault: omit `message_stop` (the body ends after `message_delta`). */
+  readonly omitMessageStop?: boolean;
+  /** Write the SSE bytes in chunks of this many bytes (default: one write per event). */
+  readonly byteChunkSize?: number;
+}
+
+export interface ScriptedHttpError {
+  readonly kind: 'http_error';
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A string is sent as is (e.g. a proxy's HTML page); an object as JSON. Default: API error shape. */
+  readonly body?: string | Readonly<Record<string, unknown>>;
+  /** For the default body. */
+  readonly errorType?: string;
+  readonly message?: string;
+}
+
+/** Raw SSE text, written as is, for protocol-level faults (garbage, unknown events, ...). */
+export interface ScriptedRaw {
+  readonly kind: 'raw';
+  readonly chunks: readonly (string | { readonly text: string; readonly delayMs: number })[];
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Close without ending the response properly. */
+  readonly destroy?: boolean;
+}
+
+/** Send headers, then nothing, until the client gives up. */
+export interface ScriptedStall {
+  readonly kind: 'stall';
+}
+
+export type ScriptedResponse = ScriptedMessage | ScriptedHttpError | ScriptedRaw | ScriptedStall;
+
+export interface RecordedRequest {
+  readonly index: number;
+  readonly receivedAt: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The parsed body (undefined when it was not JSON). */
+  readonly body: MessagesRequest | undefined;
+  readonly rawBody: string;
+  /** The validator's verdict: empty when the request is valid. */
+  readonly validationErrors: readonly string[];
+  /** Set when the client closed the connection before the response ended. */
+  closedByClient: boolean;
+}
+
+export type Script =
+  | readonly ScriptedResponse[]
+  | ((request: MessagesRequest, index: number) => ScriptedResponse);
