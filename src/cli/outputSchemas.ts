@@ -1,0 +1,130 @@
+/**
+ * The stream-json output protocol: one JSON object per line, in the shapes of Claude Code's print
+ * mode and the Claude Agent SDK, so existing consumers work unchanged. Every line the command
+ * prints is checked against these schemas in the tests.
+ */
+import { z } from 'zod';
+import { contentBlockSchema, usageSchema } from '../protocol/content.js';
+
+const base = {
+  session_id: z.string(),
+  uuid: z.string(),
+};
+
+export const initLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('init'),
+  ...base,
+  cwd: z.string(),
+  model: z.string(),
+  tools: z.array(z.string()),
+  permissionMode: z.string(),
+  apiKeySource: z.string(),
+  output_style: z.string(),
+});
+
+export const assistantLineSchema = z.strictObject({
+  type: z.literal('assistant'),
+  ...base,
+  parent_tool_use_id: z.string().nullable(),
+  message: z.looseObject({
+    id: z.string(),
+    type: z.literal('message'),
+    role: z.literal('assistant'),
+    model: z.string(),
+    content: z.array(contentBlockSchema),
+    stop_reason: z.string().nullable(),
+    usage: usageSchema,
+  }),
+});
+
+export const userLineSchema = z.strictObject({
+  type: z.literal('user'),
+  ...base,
+  parent_tool_use_id: z.string().nullable(),
+  message: z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(contentBlockSchema)]) }),
+});
+
+export const streamEventLineSchema = z.strictObject({
+  type: z.literal('stream_event'),
+  ...base,
+  parent_tool_use_id: z.string().nullable(),
+  event: z.looseObject({ type: z.string() }),
+});
+
+export const apiRetryLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('api_retry'),
+  ...base,
+  attempt: z.number().int().positive(),
+  max_retries: z.number().int().nonnegative(),
+  retry_delay_ms: z.number().nonnegative(),
+  error_status: z.number().int().nullable(),
+  error: z.string(),
+  /** rxagent addition: true when the partial response already printed must be discarded. */
+  discard_partial: z.boolean(),
+});
+
+export const compactBoundaryLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('compact_boundary'),
+  ...base,
+  compact_metadata: z.strictObject({ trigger: z.string(), pre_tokens: z.number() }),
+});
+
+export const tombstoneLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('tombstone'),
+  ...base,
+  uuids: z.array(z.string()),
+});
+
+export const warningLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('warning'),
+  ...base,
+  message: z.string(),
+});
+
+export const RESULT_SUBTYPES = ['success', 'error_max_turns', 'error_during_execution', 'error_max_budget_usd'] as const;
+export type ResultSubtype = (typeof RESULT_SUBTYPES)[number];
+
+export const resultLineSchema = z.strictObject({
+  type: z.literal('result'),
+  subtype: z.enum(RESULT_SUBTYPES),
+  ...base,
+  is_error: z.boolean(),
+  result: z.string().optional(),
+  num_turns: z.number().int().nonnegative(),
+  terminal_reason: z.string(),
+  stop_reason: z.string().nullable(),
+  duration_ms: z.number().nonnegative(),
+  duration_api_ms: z.number().nonnegative(),
+  total_cost_usd: z.number().nonnegative(),
+  usage: z.looseObject({
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cache_creation_input_tokens: z.number(),
+    cache_read_input_tokens: z.number(),
+  }),
+  permission_denials: z.array(z.looseObject({ tool_name: z.string(), tool_use_id: z.string() })),
+  errors: z.array(z.string()).optional(),
+});
+
+export const outputLineSchema = z.union([
+  initLineSchema,
+  assistantLineSchema,
+  userLineSchema,
+  streamEventLineSchema,
+  apiRetryLineSchema,
+  compactBoundaryLineSchema,
+  tombstoneLineSchema,
+  warningLineSchema,
+  resultLineSchema,
+]);
+
+export type InitLine = z.infer<typeof initLineSchema>;
+export type AssistantLine = z.infer<typeof assistantLineSchema>;
+export type UserLine = z.infer<typeof userLineSchema>;
+export type ResultLine = z.infer<typeof resultLineSchema>;
+export type OutputLine = z.infer<typeof outputLineSchema>;
