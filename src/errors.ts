@@ -95,7 +95,9 @@ export type AssemblyErrorType =
   | 'duplicate_message_start'
   | 'event_before_message_start'
   | 'delta_type_mismatch'
-  | 'duplicate_block_start';
+  | 'duplicate_block_start'
+  | 'event_after_message_stop'
+  | 'block_not_stopped';
 
 /** Stream events that cannot be folded into a message. */
 export class AssemblyError extends RxAgentError {

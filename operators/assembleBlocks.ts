@@ -1,0 +1,76 @@
+/**
+ * `assembleBlocks()`: Messages API stream events in, deltas, complete blocks and the complete
+ * message out. The logic is the reducer in `src/assembly/reducer.ts`; this file only gives each
+ * subscription its own state and releases it.
+ */
+import { defer, filter, finalize, map } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
+import { assembleStep, createAssemblyState } from '../src/assembly/reducer.js';
+import type { AssemblyState } from '../src/assembly/reducer.js';
+import type { AssemblyOutput } from '../src/assembly/types.js';
+import type { TransportOutput } from '../src/transport/types.js';
+
+/**
+ * Folds raw stream events into content blocks and the assistant message.
+ *
+ * <span class="informal">Deltas stream through for display; a block comes out whole at its
+ * `content_block_stop`, the message at `message_stop`.</span>
+ *
+ * ```
+ * source:  -S-b-t-t-x-B-j-j-y-D-M-|      S message_start, b/B content_block_start,
+ *                                        t text delta, j input_json_delta, x/y content_block_stop,
+ *                                        D message_delta, M message_stop
+ * assembleBlocks()
+ * output:  -s-o-t-t-k-o-i-i-k-d-m-|      s message_start, o block_start, t text_delta,
+ *                                        i tool_input_delta, k block, d message_delta, m message
+ * ```
+ *
+ * Each output is emitted synchronously in the frame of the event that caused it. Tool input is
+ * kept as a list of chunks and parsed once, at the block's stop, so the cost is linear in the
+ * input's size. An input that is not a JSON object yields a `tool_use` block with `input: {}`
+ * and an `invalid: { rawInput, reason }` marker (the `message` carries the same block without the
+ * marker, safe to replay as history).
+ *
+ * Transport events (`api_retry`, `debug`) pass through. `stream_retry` passes through and resets
+ * the state: the failed attempt's partial message is void and a fresh `message_start` follows.
+ * `ping` is dropped.
+ *
+ * Errors: events that cannot form a message (a delta for an unknown index, a stop without a
+ * start, a second `message_start`, a delta of the wrong type, ...) error the output with an
+ * `AssemblyError` at the offending event; an SSE `error` event errors it with an `ApiError`.
+ *
+ * **Warning:** the state holds the current message's blocks until `message_stop` (that is the
+ * message being built); nothing is kept across messages.
+ *
+ * ## Example
+ * ```ts
+ * import { assembleBlocks } from 'rxagent/operators';
+ * import { createMessagesClient } from 'rxagent';
+ * import { filter } from 'rxjs';
+ *
+ * const client = createMessagesClient({ baseURL: 'https://api.anthropic.com', apiKey });
+ * client.stream(request).pipe(
+ *   assembleBlocks(),
+ *   filter((event) => event.type === 'block'),
+ * ).subscribe((event) => console.log(event.block));
+ * ```
+ *
+ * @see {@link applyEvent} the reducer behind it.
+ * @returns An operator from `TransportOutput` to `AssemblyOutput`.
+ */
+export function assembleBlocks(): OperatorFunction<TransportOutput, AssemblyOutput> {
+  return (source$) =>
+    defer(() => {
+      // Per subscription: a second subscription assembles its own response (cold).
+      let state: AssemblyState | undefined = createAssemblyState();
+      return source$.pipe(
+        // `state` is only undefined after finalize, when no event can arrive any more.
+        map((event) => assembleStep(state as AssemblyState, event)),
+        filter((output): output is AssemblyOutput => output !== undefined),
+        // Release memory on any termination: a partial message may hold megabytes of chunks.
+        finalize(() => {
+          state = undefined;
+        }),
+      );
+    });
+}

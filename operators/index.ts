@@ -1,0 +1,1 @@
+export { assembleBlocks } from './assembleBlocks.js';

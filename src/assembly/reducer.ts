@@ -1,0 +1,363 @@
+/**
+ * The assembly reducer: folds Messages API stream events into deltas, complete content blocks and
+ * the complete assistant message. No RxJS here; `operators/assembleBlocks.ts` is a thin shell.
+ *
+ * Why the state is mutable (owned by one subscription) instead of copied per event: a long
+ * response is tens of thousands of deltas. Copying the block table or re-concatenating a growing
+ * string on every delta makes assembly quadratic in the response size. Here each delta is an O(1)
+ * `push` of its chunk, each block's text is joined once at its `content_block_stop`, and each tool
+ * input is `JSON.parse`d once, there. The step function is still pure in the sense that matters
+ * for testing: its only effect is on the state object passed in, and the same events always give
+ * the same outputs.
+ *
+ * Every input event yields at most one output (a delta, a block, a message, or the transport
+ * event itself), which lets the operator use `map` + `filter` instead of an inner Observable per
+ * event.
+ */
+import { ApiError, AssemblyError } from '../errors.js';
+import type {
+  AssistantContentBlock,
+  AssistantMessage,
+  StopReason,
+  Usage,
+} from '../protocol/content.js';
+import type { BlockStart, StreamEvent } from '../protocol/events.js';
+import type { TransportOutput } from '../transport/types.js';
+import { assertNever } from '../util/assertNever.js';
+import { isInvalidToolUse } from './types.js';
+import type { AssemblyOutput, InvalidToolUseBlock } from './types.js';
+
+/** A block between its `content_block_start` and its `content_block_stop`. */
+type OpenBlock =
+  | { readonly type: 'text'; readonly start: BlockStart & { type: 'text' }; readonly chunks: string[]; citations: unknown[] | undefined }
+  | { readonly type: 'thinking'; readonly start: BlockStart & { type: 'thinking' }; readonly chunks: string[]; readonly signature: string[] }
+  | { readonly type: 'redacted_thinking'; readonly start: BlockStart & { type: 'redacted_thinking' } }
+  | {
+      readonly type: 'tool_use';
+      readonly start: BlockStart & { type: 'tool_use' };
+      readonly chunks: string[];
+      receivedChars: number;
+    };
+
+type MessageHead = Omit<AssistantMessage, 'content' | 'stop_reason' | 'stop_sequence' | 'usage'>;
+
+/** Per-subscription assembly state. Create with `createAssemblyState()`; treat as opaque. */
+export interface AssemblyState {
+  /** `idle` before message_start, `streaming` until message_stop, then `done`. */
+  phase: 'idle' | 'streaming' | 'done';
+  head: MessageHead | undefined;
+  /** Blocks still receiving deltas, by index. */
+  readonly open: Map<number, OpenBlock>;
+  /** Completed blocks, by index; put in index order once, at message_stop. */
+  readonly done: Map<number, AssistantContentBlock>;
+  stopReason: StopReason | null;
+  stopSequence: string | null;
+  usage: Usage;
+}
+
+export function createAssemblyState(): AssemblyState {
+  return {
+    phase: 'idle',
+    head: undefined,
+    open: new Map(),
+    done: new Map(),
+    stopReason: null,
+    stopSequence: null,
+    usage: {},
+  };
+}
+
+/** Back to the empty state, in place (a `stream_retry` voids the partial message). */
+export function resetAssemblyState(state: AssemblyState): void {
+  state.phase = 'idle';
+  state.head = undefined;
+  state.open.clear();
+  state.done.clear();
+  state.stopReason = null;
+  state.stopSequence = null;
+  state.usage = {};
+}
+
+export interface AssemblyStep {
+  readonly state: AssemblyState;
+  readonly emitted: AssemblyOutput[];
+}
+
+/**
+ * Applies one event: the reducer in the `(state, event) => { state, emitted }` shape.
+ * The returned state is the same object, updated in place (see the file comment for why).
+ * @throws AssemblyError when the events cannot form a message; ApiError for an SSE `error` event.
+ */
+export function applyEvent(state: AssemblyState, event: TransportOutput): AssemblyStep {
+  const out = assembleStep(state, event);
+  return { state, emitted: out === undefined ? [] : [out] };
+}
+
+/**
+ * The hot-path form of `applyEvent`: at most one output per event, `undefined` for none.
+ * @throws AssemblyError when the events cannot form a message; ApiError for an SSE `error` event.
+ */
+export function assembleStep(state: AssemblyState, event: TransportOutput): AssemblyOutput | undefined {
+  switch (event.type) {
+    case 'content_block_delta':
+      return onDelta(state, event);
+    case 'content_block_start':
+      return onBlockStart(state, event);
+    case 'content_block_stop':
+      return onBlockStop(state, event.index);
+    case 'message_start':
+      return onMessageStart(state, event);
+    case 'message_delta':
+      return onMessageDelta(state, event);
+    case 'message_stop':
+      return onMessageStop(state);
+    case 'ping':
+      return undefined;
+    case 'error':
+      // The transport turns SSE error events into ApiErrors; one that still reaches us must not
+      // be folded into a message as if nothing happened.
+      throw new ApiError(
+        undefined,
+        event.error.type,
+        event.error.message,
+        RETRYABLE_ERROR_TYPES.has(event.error.type),
+      );
+    case 'stream_retry':
+      resetAssemblyState(state);
+      return event;
+    case 'api_retry':
+    case 'debug':
+      return event;
+    default:
+      return assertNever(event, 'stream event');
+  }
+}
+
+const RETRYABLE_ERROR_TYPES: ReadonlySet<string> = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
+
+type EventOf<T extends StreamEvent['type']> = Extract<StreamEvent, { type: T }>;
+
+function requireStreaming(state: AssemblyState, what: string): void {
+  if (state.phase === 'streaming') return;
+  if (state.phase === 'idle') {
+    throw new AssemblyError('event_before_message_start', `${what} arrived before message_start`);
+  }
+  throw new AssemblyError('event_after_message_stop', `${what} arrived after message_stop`);
+}
+
+function onMessageStart(state: AssemblyState, event: EventOf<'message_start'>): AssemblyOutput {
+  if (state.phase !== 'idle') {
+    throw new AssemblyError('duplicate_message_start', 'a second message_start arrived in one response');
+  }
+  // Keep every field the API sent (loose schema) except the ones assembly owns.
+  const { content: _content, stop_reason, stop_sequence, usage, ...head } = event.message;
+  state.phase = 'streaming';
+  state.head = head;
+  state.stopReason = stop_reason;
+  state.stopSequence = stop_sequence ?? null;
+  state.usage = { ...usage };
+  return { type: 'message_start', id: head.id, model: head.model, usage: state.usage };
+}
+
+function onBlockStart(state: AssemblyState, event: EventOf<'content_block_start'>): AssemblyOutput {
+  requireStreaming(state, `content_block_start for index ${event.index}`);
+  const { index } = event;
+  if (state.open.has(index) || state.done.has(index)) {
+    throw new AssemblyError('duplicate_block_start', `content_block_start for index ${index}, which was already started`);
+  }
+  const start = event.content_block;
+  switch (start.type) {
+    case 'text':
+      state.open.set(index, { type: 'text', start, chunks: start.text ? [start.text] : [], citations: undefined });
+      break;
+    case 'thinking':
+      state.open.set(index, {
+        type: 'thinking',
+        start,
+        chunks: start.thinking ? [start.thinking] : [],
+        signature: start.signature ? [start.signature] : [],
+      });
+      break;
+    case 'redacted_thinking':
+      state.open.set(index, { type: 'redacted_thinking', start });
+      break;
+    case 'tool_use':
+      state.open.set(index, { type: 'tool_use', start, chunks: [], receivedChars: 0 });
+      break;
+    default:
+      return assertNever(start, 'content block type');
+  }
+  return { type: 'block_start', index, block: start };
+}
+
+function onDelta(state: AssemblyState, event: EventOf<'content_block_delta'>): AssemblyOutput | undefined {
+  const { index, delta } = event;
+  const block = state.open.get(index);
+  if (block === undefined) {
+    requireStreaming(state, `content_block_delta for index ${index}`);
+    throw new AssemblyError(
+      'delta_for_unknown_block',
+      state.done.has(index)
+        ? `${delta.type} for index ${index}, which was already stopped`
+        : `${delta.type} for index ${index}, which was never started`,
+    );
+  }
+  switch (delta.type) {
+    case 'text_delta':
+      if (block.type !== 'text') throw mismatch(delta.type, index, block.type);
+      block.chunks.push(delta.text);
+      return { type: 'text_delta', index, text: delta.text };
+    case 'thinking_delta':
+      if (block.type !== 'thinking') throw mismatch(delta.type, index, block.type);
+      block.chunks.push(delta.thinking);
+      return { type: 'thinking_delta', index, thinking: delta.thinking };
+    case 'signature_delta':
+      if (block.type !== 'thinking') throw mismatch(delta.type, index, block.type);
+      // Appended, not replaced: a signature split over two deltas must come out whole.
+      block.signature.push(delta.signature);
+      return undefined;
+    case 'input_json_delta':
+      if (block.type !== 'tool_use') throw mismatch(delta.type, index, block.type);
+      block.chunks.push(delta.partial_json);
+      block.receivedChars += delta.partial_json.length;
+      return {
+        type: 'tool_input_delta',
+        index,
+        id: block.start.id,
+        name: block.start.name,
+        partialJson: delta.partial_json,
+        receivedChars: block.receivedChars,
+      };
+    case 'citations_delta':
+      if (block.type !== 'text') throw mismatch(delta.type, index, block.type);
+      (block.citations ??= []).push(delta.citation);
+      return undefined;
+    default:
+      return assertNever(delta, 'delta type');
+  }
+}
+
+function mismatch(deltaType: string, index: number, blockType: string): AssemblyError {
+  return new AssemblyError('delta_type_mismatch', `${deltaType} for index ${index}, a ${blockType} block`);
+}
+
+function onBlockStop(state: AssemblyState, index: number): AssemblyOutput {
+  const open = state.open.get(index);
+  if (open === undefined) {
+    requireStreaming(state, `content_block_stop for index ${index}`);
+    throw new AssemblyError(
+      'stop_without_start',
+      state.done.has(index)
+        ? `content_block_stop for index ${index}, which was already stopped`
+        : `content_block_stop for index ${index}, which was never started`,
+    );
+  }
+  state.open.delete(index);
+  const completed = completeBlock(open);
+  // The message must stay safe to replay as history: an invalid tool_use goes in without its
+  // `invalid` marker (the API rejects unknown fields); the `block` event keeps the marker.
+  state.done.set(index, isInvalidToolUse(completed) ? withoutInvalidMarker(completed) : completed);
+  return { type: 'block', index, block: completed };
+}
+
+function withoutInvalidMarker(block: InvalidToolUseBlock): AssistantContentBlock {
+  const { invalid: _invalid, ...clean } = block;
+  return clean;
+}
+
+function completeBlock(open: OpenBlock): AssistantContentBlock | InvalidToolUseBlock {
+  switch (open.type) {
+    case 'text': {
+      const block = { ...open.start, text: open.chunks.join('') };
+      return open.citations === undefined ? block : { ...block, citations: open.citations };
+    }
+    case 'thinking':
+      return { ...open.start, thinking: open.chunks.join(''), signature: open.signature.join('') };
+    case 'redacted_thinking':
+      return { ...open.start };
+    case 'tool_use':
+      return completeToolUse(open.start, open.chunks);
+    default:
+      return assertNever(open, 'open block');
+  }
+}
+
+/** Joins and parses the input once. Never throws: bad input becomes an `InvalidToolUseBlock`. */
+function completeToolUse(
+  start: BlockStart & { type: 'tool_use' },
+  chunks: readonly string[],
+): AssistantContentBlock | InvalidToolUseBlock {
+  const base = { ...start };
+  if (chunks.length === 0) {
+    // No deltas: the start's input is the whole input (normally `{}`).
+    return { ...base, input: isPlainObject(start.input) ? start.input : {} };
+  }
+  const raw = chunks.length === 1 ? (chunks[0] as string) : chunks.join('');
+  if (raw.length === 0) return { ...base, input: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    return invalidToolUse(base, raw, `input is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(parsed)) {
+    const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
+    return invalidToolUse(base, raw, `input must be a JSON object, got ${kind}`);
+  }
+  return { ...base, input: parsed };
+}
+
+function invalidToolUse(
+  base: BlockStart & { type: 'tool_use' },
+  rawInput: string,
+  reason: string,
+): InvalidToolUseBlock {
+  return { ...base, input: {}, invalid: { rawInput, reason } };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function onMessageDelta(state: AssemblyState, event: EventOf<'message_delta'>): AssemblyOutput {
+  requireStreaming(state, 'message_delta');
+  if (event.delta.stop_reason !== undefined) state.stopReason = event.delta.stop_reason;
+  if (event.delta.stop_sequence !== undefined) state.stopSequence = event.delta.stop_sequence;
+  if (event.usage !== undefined) state.usage = mergeUsage(state.usage, event.usage);
+  return {
+    type: 'message_delta',
+    stopReason: state.stopReason,
+    stopSequence: state.stopSequence,
+    usage: state.usage,
+  };
+}
+
+/** Delta usage counters are cumulative totals: present ones overwrite, absent ones are kept. */
+function mergeUsage(base: Usage, delta: Usage): Usage {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(delta)) {
+    if (value !== undefined && value !== null) merged[key] = value;
+  }
+  return merged as Usage;
+}
+
+function onMessageStop(state: AssemblyState): AssemblyOutput {
+  requireStreaming(state, 'message_stop');
+  if (state.open.size > 0) {
+    const indices = [...state.open.keys()].join(', ');
+    throw new AssemblyError('block_not_stopped', `message_stop arrived while block(s) ${indices} had no content_block_stop`);
+  }
+  const head = state.head as MessageHead;
+  const content = [...state.done.entries()].sort((a, b) => a[0] - b[0]).map(([, block]) => block);
+  const message: AssistantMessage = {
+    ...head,
+    content,
+    stop_reason: state.stopReason,
+    stop_sequence: state.stopSequence,
+    usage: state.usage,
+  };
+  state.phase = 'done';
+  // The blocks now live in the message; drop our references so a long-lived state holds nothing.
+  state.done.clear();
+  return { type: 'message', message };
+}
