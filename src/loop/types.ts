@@ -1,0 +1,253 @@
+/**
+ * The loop's public vocabulary: the events a consumer of `agentLoop()` sees, the typed terminal
+ * and transition reasons (SPEC §3), and the immutable per-iteration `LoopState`.
+ *
+ * Design choice — model events are WRAPPED (`{ type: 'model', event }`) rather than spread into
+ * this union: the assembly vocabulary (`message_start`, `block`, `message`, ...) would otherwise
+ * collide with loop-level names (`assistant_message`), the set of loop event types stays stable
+ * when assembly grows, and forwarding costs one small object per stream event (no copying).
+ * `api_retry` / `stream_retry` are lifted to the top level because consumers act on them
+ * (a `stream_retry` retracts partial text shown since the last `message_start`).
+ */
+import type {
+  AssistantMessage,
+  MessageParam,
+  ToolResultBlock,
+} from '../protocol/content.js';
+import type { AssemblyEvent } from '../assembly/types.js';
+import type { ApiRetryEvent, DebugEvent, StreamRetryEvent } from '../transport/types.js';
+import type { SharedContext } from '../tools/types.js';
+import type { RxAgentErrorKind } from '../errors.js';
+
+// ---------------------------------------------------------------------------------------------
+// Terminal and transition reasons (SPEC §3)
+// ---------------------------------------------------------------------------------------------
+
+export const TERMINAL_REASONS = [
+  'completed',
+  'max_turns',
+  'hook_stopped',
+  'stop_hook_prevented',
+  'tool_deferred',
+  'aborted_streaming',
+  'aborted_tools',
+  'blocking_limit',
+  'rapid_refill_breaker',
+  'prompt_too_long',
+  'model_error',
+  'api_error',
+  'malformed_tool_use_exhausted',
+  'budget_exhausted',
+  'turn_setup_failed',
+] as const;
+export type TerminalReason = (typeof TERMINAL_REASONS)[number];
+
+/** Controlled stops: the loop ended on purpose (SPEC §3: the first four and `tool_deferred`). */
+export type ControlledTerminalReason = 'completed' | 'max_turns' | 'hook_stopped' | 'stop_hook_prevented' | 'tool_deferred';
+export type CancelledTerminalReason = 'aborted_streaming' | 'aborted_tools';
+export type ErrorTerminalReason = Exclude<TerminalReason, ControlledTerminalReason | CancelledTerminalReason>;
+
+const CONTROLLED: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
+  'completed',
+  'max_turns',
+  'hook_stopped',
+  'stop_hook_prevented',
+  'tool_deferred',
+]);
+const CANCELLED: ReadonlySet<TerminalReason> = new Set<TerminalReason>(['aborted_streaming', 'aborted_tools']);
+
+export function isControlledTerminal(reason: TerminalReason): reason is ControlledTerminalReason {
+  return CONTROLLED.has(reason);
+}
+export function isCancelledTerminal(reason: TerminalReason): reason is CancelledTerminalReason {
+  return CANCELLED.has(reason);
+}
+export function isErrorTerminal(reason: TerminalReason): reason is ErrorTerminalReason {
+  return !CONTROLLED.has(reason) && !CANCELLED.has(reason);
+}
+
+export const TRANSITION_REASONS = [
+  'next_turn',
+  'reactive_compact_retry',
+  'max_output_tokens_recovery',
+  'malformed_tool_use_retry',
+  'thinking_only_nudge',
+  'stop_hook_blocking',
+  'token_budget_continuation',
+] as const;
+export type TransitionReason = (typeof TRANSITION_REASONS)[number];
+
+/** Continue sites that start a new iteration of the same logical turn (`turnCount` unchanged). */
+export function isRecoveryTransition(reason: TransitionReason): boolean {
+  return reason !== 'next_turn' && reason !== 'stop_hook_blocking' && reason !== 'token_budget_continuation';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+/** Carried by every event: `chainId` is new per user turn, `depth` is 0 then +1 per iteration. */
+export interface QueryTracking {
+  readonly chainId: string;
+  readonly depth: number;
+}
+
+/** Why a user message entered the history. */
+export type UserMessageReason =
+  | 'prompt'
+  | 'tool_results'
+  | 'continuation'
+  | 'malformed_tool_use_correction'
+  | 'nudge'
+  | 'stop_hook_feedback'
+  | 'token_budget'
+  | 'queued_input'
+  | 'orphan_results';
+
+export interface LoopError {
+  readonly kind: RxAgentErrorKind | 'max_output_tokens' | 'malformed_tool_use' | 'hook' | 'internal';
+  readonly message: string;
+  readonly status?: number;
+  /** The API's error type when there was one. */
+  readonly errorType?: string;
+}
+
+export type CommandStatus = 'queued' | 'started' | 'completed' | 'cancelled' | 'discarded';
+
+/** Accumulated token usage of the whole run (all iterations, all API attempts that completed). */
+export interface UsageTotals {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheCreationInputTokens: number;
+  readonly cacheReadInputTokens: number;
+}
+
+export type CompactTrigger = 'auto' | 'reactive' | 'manual' | 'snip' | 'microcompact';
+
+type Tracked<T> = T & QueryTracking;
+
+export type LoopEvent = Tracked<
+  | {
+      /** A new iteration is about to call the model. */
+      readonly type: 'iteration_start';
+      readonly turnCount: number;
+      readonly model: string;
+      /** Why this iteration exists; undefined for the first one. */
+      readonly transition: TransitionReason | undefined;
+    }
+  | { readonly type: 'model'; readonly event: AssemblyEvent | DebugEvent }
+  | { readonly type: 'api_retry'; readonly retry: ApiRetryEvent }
+  | { readonly type: 'stream_retry'; readonly retry: StreamRetryEvent }
+  | {
+      /** A complete assistant message, as it enters the history. */
+      readonly type: 'assistant_message';
+      readonly message: AssistantMessage;
+      readonly uuid: string;
+    }
+  | { readonly type: 'tool_start'; readonly toolUseId: string; readonly name: string; readonly input: unknown }
+  | { readonly type: 'tool_progress'; readonly toolUseId: string; readonly name: string; readonly data: unknown }
+  | {
+      readonly type: 'tool_result';
+      readonly toolUseId: string;
+      readonly name: string;
+      readonly result: ToolResultBlock;
+      readonly durationMs: number;
+    }
+  | {
+      /** A user message as it enters the history. `isMeta`: hidden from transcripts shown to people. */
+      readonly type: 'user_message';
+      readonly message: MessageParam & { readonly role: 'user' };
+      readonly uuid: string;
+      readonly reason: UserMessageReason;
+      readonly isMeta?: boolean;
+    }
+  | {
+      /** Messages consumers must remove (a failed attempt before a model fallback). */
+      readonly type: 'tombstone';
+      readonly uuids: readonly string[];
+    }
+  | { readonly type: 'warning'; readonly message: string; readonly code?: string }
+  | {
+      readonly type: 'compact_boundary';
+      readonly trigger: CompactTrigger;
+      readonly preTokens: number;
+      readonly postTokens: number;
+    }
+  | {
+      /** Recorded at every continue site, the last event of an iteration that goes on. */
+      readonly type: 'transition';
+      readonly reason: TransitionReason;
+      /** The turnCount of the NEXT iteration. */
+      readonly turnCount: number;
+    }
+  | {
+      readonly type: 'command_lifecycle';
+      readonly id: string;
+      readonly status: CommandStatus;
+      /** On `completed`/`cancelled`: whether a model request carried the command. */
+      readonly seenByModel?: boolean;
+    }
+  | TerminalEventBody
+>;
+
+export interface TerminalEventBody {
+  readonly type: 'terminal';
+  readonly reason: TerminalReason;
+  readonly turnCount: number;
+  readonly usage: UsageTotals;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  readonly error?: LoopError;
+  /** The text of the last assistant message, when there is one. */
+  readonly lastAssistantText?: string;
+  /** The final history (what a resumed or child loop would start from). */
+  readonly messages?: readonly MessageParam[];
+}
+
+export type LoopEventType = LoopEvent['type'];
+export type LoopEventOf<T extends LoopEventType> = Extract<LoopEvent, { type: T }>;
+export type TerminalEvent = LoopEventOf<'terminal'>;
+
+export function isTerminalEvent(event: LoopEvent): event is TerminalEvent {
+  return event.type === 'terminal';
+}
+
+// ---------------------------------------------------------------------------------------------
+// State
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Everything one iteration needs, rebuilt (never mutated) at each continue site.
+ * Counters are per bound of SPEC §5 so each recovery path is limited independently.
+ */
+export interface LoopState {
+  /** The history sent to the model (after the last compact boundary). Never mutated. */
+  readonly messages: readonly MessageParam[];
+  /** uuid of each message in `messages`, same index (for tombstones and transcripts). */
+  readonly messageUuids: readonly string[];
+  readonly turnCount: number;
+  readonly chainId: string;
+  readonly depth: number;
+  /** Why this state exists; undefined for the first iteration. */
+  readonly transition: { readonly reason: TransitionReason } | undefined;
+  /** The model used for the next call (switches to the fallback model for good). */
+  readonly model: string;
+  readonly shared: SharedContext;
+
+  readonly maxOutputTokensRecoveryCount: number;
+  readonly malformedToolUseRetryCount: number;
+  readonly thinkingOnlyNudged: boolean;
+  readonly hasAttemptedReactiveCompact: boolean;
+  readonly stopHookActive: boolean;
+  readonly stopHookBlockCount: number;
+  readonly tokenBudgetContinuations: number;
+  /** Output tokens of this user turn, and the increment of each budget continuation. */
+  readonly turnOutputTokens: number;
+  readonly tokenBudgetIncrements: readonly number[];
+  /** Identical consecutive tool calls (name + input): the signature and its run length. */
+  readonly repeatedCall: { readonly signature: string; readonly count: number } | undefined;
+
+  readonly usage: UsageTotals;
+  readonly costUsd: number;
+  readonly lastAssistantText: string | undefined;
+}
