@@ -1,5 +1,5 @@
 /** Small builders for stream events, shared by the assembly tests. */
-import type { AssistantMessage, StopReason, Usage } from '../../src/protocol/content.js';
+import type { StopReason, Usage } from '../../src/protocol/content.js';
 import type { BlockStart, Delta, StreamEvent } from '../../src/protocol/events.js';
 
 export const messageStart = (usage: Usage = { input_tokens: 10, output_tokens: 1 }, id = 'msg_1'): StreamEvent => ({
@@ -13,7 +13,7 @@ export const messageStart = (usage: Usage = { input_tokens: 10, output_tokens: 1
     stop_reason: null,
     stop_sequence: null,
     usage,
-  } satisfies AssistantMessage,
+  },
 });
 export const blockStart = (index: number, content_block: BlockStart): StreamEvent => ({
   type: 'content_block_start',
