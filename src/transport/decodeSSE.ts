@@ -1,0 +1,62 @@
+/**
+ * Decodes a Messages API SSE body into validated stream events.
+ * <span class="informal">Bytes (or text) in, `StreamEvent`s and `debug` notes out; protocol faults as typed errors.</span>
+ *
+ * ```
+ * source:   -b--b---b-|            (byte chunks, split anywhere, even inside a UTF-8 character)
+ * decodeSSE()
+ * result:   -s--(dd)-(sx)|         (events in the frame of the chunk that completed them)
+ * ```
+ *
+ * Errors (all `RxAgentError`s): `StreamProtocolError` with type `invalid_json` (quotes the first
+ * characters), `invalid_event`, `out_of_order` (an event before `message_start` or after
+ * `message_stop`), `ended_before_message_stop` (the source completed early) or `buffer_overflow`;
+ * an SSE `error` event becomes an `ApiError`, retryable exactly like its HTTP twin. Events decoded
+ * before the fault are emitted first, so nothing is lost.
+ *
+ * Cold and linear: each subscription gets its own decoder; each byte is decoded once and each event
+ * parsed once.
+ *
+ * ## Example
+ * ```ts
+ * import { from } from 'rxjs';
+ * import { decodeSSE } from 'rxagent';
+ *
+ * from(['event: message_start\ndata: {"type":"message_start", ...}\n\n', ...]).pipe(decodeSSE())
+ *   .subscribe((event) => console.log(event.type));
+ * ```
+ *
+ * @see {@link createMessagesClient} which applies it to each response body.
+ * @param options `maxBufferSize`: the SSE parser's buffer cap, in characters (default 8 Mi).
+ * @returns An operator from body chunks to `TransportOutput`.
+ */
+import { concat, defer, Observable, type ObservableInput, type OperatorFunction } from 'rxjs';
+import { concatMap } from 'rxjs/operators';
+import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from './streamEventDecoder.js';
+import type { TransportOutput } from './types.js';
+
+export type DecodeSSEOptions = StreamEventDecoderOptions;
+
+export function decodeSSE(options: DecodeSSEOptions = {}): OperatorFunction<Uint8Array | string, TransportOutput> {
+  return (source$) =>
+    defer(() => {
+      const decoder = createStreamEventDecoder(options); // per subscription: cold
+      return concat(
+        source$.pipe(concatMap((chunk) => emitBatch(decoder.push(chunk)))),
+        defer(() => emitBatch(decoder.end())),
+      );
+    });
+}
+
+/** A batch as an inner source: a plain array on the common path (cheapest for `concatMap`). */
+function emitBatch(batch: DecodeBatch): ObservableInput<TransportOutput> {
+  const { outputs, error } = batch;
+  if (error === undefined) return outputs;
+  return new Observable<TransportOutput>((subscriber) => {
+    for (const output of outputs) {
+      if (subscriber.closed) return;
+      subscriber.next(output);
+    }
+    subscriber.error(error);
+  });
+}

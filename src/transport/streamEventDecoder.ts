@@ -1,0 +1,276 @@
+/**
+ * The state machine under `decodeSSE()`: bytes in, validated Messages API stream events out.
+ *
+ * One closure per stream (like eventsource-parser's `createParser`): streaming UTF-8 decoding,
+ * the SSE parser, exactly one `JSON.parse` per event, validation and order checks. No RxJS here,
+ * so it is tested and benchmarked on its own.
+ *
+ * Hot path: `content_block_delta` is most of a response (one per few tokens), so it gets a
+ * hand-written shape check instead of a zod parse; the rarer events go through their zod schema.
+ * Unknown event, block and delta types are reported as `debug` outputs and dropped, never fatal:
+ * the API adds new ones.
+ *
+ * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { z } from 'zod';
+import { StreamProtocolError, type RxAgentError } from '../errors.js';
+import {
+  blockStartSchema,
+  contentBlockStartEventSchema,
+  contentBlockStopEventSchema,
+  errorEventSchema,
+  KNOWN_STREAM_EVENT_TYPES,
+  messageDeltaEventSchema,
+  messageStartEventSchema,
+  messageStopEventSchema,
+  pingEventSchema,
+  type StreamEvent,
+} from '../protocol/events.js';
+import { apiErrorFromStreamEvent, quoteStart } from './apiErrorFromResponse.js';
+import type { DebugEvent, TransportOutput } from './types.js';
+
+/** Default cap on what the SSE parser may buffer (a partial line plus an unfinished event). */
+export const DEFAULT_MAX_BUFFER_SIZE = 8 * 1024 * 1024;
+
+export interface StreamEventDecoderOptions {
+  /**
+   * Maximum characters the SSE parser may buffer across chunks; beyond it the stream fails with
+   * `StreamProtocolError('buffer_overflow')` instead of growing without bound. Default 8 Mi.
+   */
+  readonly maxBufferSize?: number;
+}
+
+/** What one `push` or `end` produced: outputs in order, then possibly the error that ends it. */
+export interface DecodeBatch {
+  readonly outputs: TransportOutput[];
+  readonly error?: RxAgentError;
+}
+
+export interface StreamEventDecoder {
+  /** Decode one chunk. After an error, further pushes produce nothing. */
+  push(chunk: Uint8Array | string): DecodeBatch;
+  /** The source ended: flush and check that the message was complete. */
+  end(): DecodeBatch;
+}
+
+/** Block types announced by `content_block_start` that we understand, read from the schema. */
+const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(
+  blockStartSchema.options.map((option) => option.shape.type.value),
+);
+
+/** Schemas of the rarer events (everything except the hot `content_block_delta`). */
+const RARE_EVENT_SCHEMAS: Readonly<Record<string, z.ZodType<StreamEvent>>> = {
+  message_start: messageStartEventSchema,
+  content_block_start: contentBlockStartEventSchema,
+  content_block_stop: contentBlockStopEventSchema,
+  message_delta: messageDeltaEventSchema,
+  message_stop: messageStopEventSchema,
+  ping: pingEventSchema,
+  error: errorEventSchema,
+};
+
+/** Where the stream is relative to its one message. */
+type Phase = 'before_start' | 'in_message' | 'stopped';
+
+/** How much of a bad event is quoted in an error. */
+const QUOTE_CHARS = 120;
+
+export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}): StreamEventDecoder {
+  const utf8 = new TextDecoder('utf-8'); // not fatal: invalid bytes become U+FFFD
+  let outputs: TransportOutput[] = [];
+  let error: RxAgentError | undefined;
+  let phase: Phase = 'before_start';
+  /** Indexes of blocks of an unknown type: their deltas and stop are dropped with the start. */
+  let ignoredBlocks: Set<number> | undefined;
+
+  const parser = createParser({
+    maxBufferSize: options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE,
+    onEvent,
+    onError(parseError) {
+      // Unknown fields and bad `retry:` values are ignorable by the SSE spec; overflow is not.
+      if (parseError.type === 'max-buffer-size-exceeded') {
+        fail(new StreamProtocolError('buffer_overflow', `stream event exceeds the buffer cap: ${parseError.message}`, false));
+      }
+    },
+  });
+
+  function fail(e: RxAgentError): void {
+    if (error === undefined) error = e;
+  }
+
+  function debug(message: string, data?: unknown): void {
+    const event: DebugEvent = data === undefined ? { type: 'debug', message } : { type: 'debug', message, data };
+    outputs.push(event);
+  }
+
+  function invalid(type: string, detail: string, data: string): void {
+    fail(new StreamProtocolError('invalid_event', `invalid ${type} event (${detail}): ${quoteStart(data, QUOTE_CHARS)}`, false));
+  }
+
+  function outOfOrder(type: string): void {
+    const where = phase === 'before_start' ? 'before message_start' : 'after message_stop';
+    fail(new StreamProtocolError('out_of_order', `stream event ${type} arrived ${where}`, false));
+  }
+
+  function onEvent(message: EventSourceMessage): void {
+    if (error !== undefined) return;
+    const name = message.event;
+    if (name !== undefined && !KNOWN_STREAM_EVENT_TYPES.has(name)) {
+      debug(`ignored unknown stream event type "${name}"`, { event: name, data: quoteStart(message.data, QUOTE_CHARS) });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(message.data);
+    } catch {
+      fail(
+        new StreamProtocolError(
+          'invalid_json',
+          `stream event ${name ?? '(unnamed)'} is not JSON: ${quoteStart(message.data, QUOTE_CHARS) || '(empty)'}`,
+          false,
+        ),
+      );
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return invalid(name ?? '(unnamed)', 'not an object', message.data);
+    const type = (value as { type?: unknown }).type;
+    if (typeof type !== 'string') return invalid(name ?? '(unnamed)', 'no string "type"', message.data);
+    if (type === 'content_block_delta') onDelta(value as DeltaShape, message.data);
+    else onRareEvent(type, value, message.data);
+  }
+
+  /** The hot path: a shape check by hand, no zod, no copy. */
+  function onDelta(value: DeltaShape, raw: string): void {
+    const index = value.index;
+    const delta = value.delta;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+      return invalid('content_block_delta', '"index" is not a non-negative integer', raw);
+    }
+    if (typeof delta !== 'object' || delta === null) return invalid('content_block_delta', '"delta" is not an object', raw);
+    if (phase !== 'in_message') return outOfOrder('content_block_delta');
+    if (ignoredBlocks !== undefined && ignoredBlocks.has(index)) return;
+    let field: string;
+    switch (delta.type) {
+      case 'text_delta':
+        field = 'text';
+        break;
+      case 'input_json_delta':
+        field = 'partial_json';
+        break;
+      case 'thinking_delta':
+        field = 'thinking';
+        break;
+      case 'signature_delta':
+        field = 'signature';
+        break;
+      case 'citations_delta':
+        // The citation's own shape is not ours to check (the schema says unknown).
+        if (!('citation' in delta)) return invalid('content_block_delta', 'citations_delta without "citation"', raw);
+        outputs.push(value as unknown as StreamEvent);
+        return;
+      default:
+        if (typeof delta.type !== 'string') return invalid('content_block_delta', '"delta.type" is not a string', raw);
+        debug(`ignored unknown delta type "${delta.type}"`, { index, delta });
+        return;
+    }
+    if (typeof delta[field] !== 'string') {
+      return invalid('content_block_delta', `${delta.type} without a string "${field}"`, raw);
+    }
+    outputs.push(value as unknown as StreamEvent);
+  }
+
+  function onRareEvent(type: string, value: object, raw: string): void {
+    const schema = RARE_EVENT_SCHEMAS[type];
+    if (schema === undefined) {
+      debug(`ignored unknown stream event type "${type}"`, value);
+      return;
+    }
+    if (type === 'content_block_start' && startsUnknownBlock(value)) return;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const detail = parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ');
+      return invalid(type, detail, raw);
+    }
+    const event = parsed.data;
+    if (event.type === 'error') {
+      // The server's own word beats our order bookkeeping, wherever it arrives.
+      fail(apiErrorFromStreamEvent(event.error));
+      return;
+    }
+    switch (phase) {
+      case 'before_start':
+        if (event.type === 'message_start') phase = 'in_message';
+        else if (event.type !== 'ping') return outOfOrder(type);
+        break;
+      case 'in_message':
+        if (event.type === 'message_stop') phase = 'stopped';
+        else if (event.type === 'content_block_stop' && ignoredBlocks?.delete(event.index)) return;
+        break;
+      case 'stopped':
+        return outOfOrder(type);
+    }
+    outputs.push(event);
+  }
+
+  /** A `content_block_start` of a block type we do not know: note its index and drop it. */
+  function startsUnknownBlock(value: object): boolean {
+    const { index, content_block: block } = value as { index?: unknown; content_block?: { type?: unknown } };
+    const blockType = typeof block === 'object' && block !== null ? block.type : undefined;
+    if (typeof blockType !== 'string' || KNOWN_BLOCK_TYPES.has(blockType)) return false;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) return false; // zod reports it
+    if (phase !== 'in_message') return false; // the order check reports it
+    (ignoredBlocks ??= new Set()).add(index);
+    debug(`ignored content block of unknown type "${blockType}" at index ${index}`, value);
+    return true;
+  }
+
+  function take(): DecodeBatch {
+    const batch: DecodeBatch = error === undefined ? { outputs } : { outputs, error };
+    outputs = [];
+    return batch;
+  }
+
+  /** Whether the text fed so far ends in CR, which the parser holds back in case LF follows. */
+  let endsWithCR = false;
+
+  function feed(text: string): void {
+    if (error !== undefined || text.length === 0) return;
+    endsWithCR = text.charCodeAt(text.length - 1) === 13;
+    parser.feed(text);
+  }
+
+  return {
+    push(chunk) {
+      if (error !== undefined) return { outputs: [] };
+      feed(typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true }));
+      return take();
+    },
+    end() {
+      if (error !== undefined) return { outputs: [] };
+      feed(utf8.decode()); // a truncated multi-byte sequence at the very end becomes U+FFFD
+      // A final CR is a complete line end; an LF after it only turns it into CRLF (no extra line).
+      if (endsWithCR) feed('\n');
+      // An event without its terminating blank line is discarded, as the SSE spec says.
+      if (error === undefined && phase !== 'stopped') {
+        fail(
+          new StreamProtocolError(
+            'ended_before_message_stop',
+            phase === 'before_start'
+              ? 'the stream ended before message_start'
+              : 'the stream ended before message_stop',
+          ),
+        );
+      }
+      return take();
+    },
+  };
+}
+
+interface DeltaShape {
+  readonly index?: unknown;
+  readonly delta?: { readonly type?: unknown; readonly [field: string]: unknown } | null;
+}
