@@ -98,6 +98,11 @@ export interface RecordedRequest {
   closedByClient: boolean;
 }
 
+/**
+ * An array is played in order, one entry per valid request. A function gets each valid request
+ * and the 0-based number of responses played so far; returning undefined means the script is
+ * exhausted.
+ */
 export type Script =
   | readonly ScriptedResponse[]
-  | ((request: MessagesRequest, index: number) => ScriptedResponse);
+  | ((request: MessagesRequest, index: number) => ScriptedResponse | undefined);

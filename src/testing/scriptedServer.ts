@@ -1,0 +1,501 @@
+/**
+ * The scripted model server: a real node:http server on 127.0.0.1 speaking `POST /v1/messages`,
+ * playing a script of responses (SSE streams, JSON messages, HTTP errors, raw bytes, stalls) and
+ * recording every request. Tests, the demo and the benchmarks run the real client against it, so
+ * a client bug shows up exactly as it would against the real API.
+ *
+ * Choices worth knowing:
+ * - An invalid request (per `validateMessagesRequest`, or a body that is not JSON) gets a 400 in
+ *   the API's error shape and does NOT consume a script entry: the script describes what the
+ *   model says to valid requests, so a client bug fails loudly instead of also shifting every
+ *   later response by one and burying the real cause under confusing follow-up failures.
+ * - `stream: true` gets SSE; any other value gets the assembled message as JSON, like the real API.
+ * - When the script is exhausted the server answers 500 with `x-should-retry: false` (so a
+ *   retrying client fails fast) and a body that says so; the request is recorded.
+ * - Delays use real timers (this is a server, not library code); every timer is cleared and every
+ *   stalled response and socket is closed by `close()`, so a test never hangs on it.
+ * - The `x-api-key` and `authorization` headers are recorded as non-enumerable properties: they can
+ *   be read (`headers['x-api-key']`) but are left out when a record is printed, diffed or serialized.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MessagesRequest } from '../protocol/request.js';
+import { assertNever } from '../util/assertNever.js';
+import { encodeSSE, estimateInputTokens, planScriptedStream, scriptedMessageToJson, type EncodeScriptOptions } from './encodeScript.js';
+import type {
+  RecordedRequest,
+  Script,
+  ScriptedHttpError,
+  ScriptedMessage,
+  ScriptedRaw,
+  ScriptedResponse,
+} from './script.js';
+import { validateMessagesRequest } from './validateRequest.js';
+
+export interface ScriptedServerOptions {
+  readonly script: Script;
+  /** Validate each request like the real API and answer invalid ones with a 400. Default true. */
+  readonly validate?: boolean;
+  /** Called with each request's record as soon as it is recorded, before the response. */
+  readonly onRequest?: (request: RecordedRequest) => void;
+}
+
+export interface ScriptedServer {
+  /** `http://127.0.0.1:<port>`: pass it as the client's baseURL. */
+  readonly baseURL: string;
+  readonly port: number;
+  /** Every `POST /v1/messages` received, in arrival order (valid or not). */
+  readonly requests: RecordedRequest[];
+  /** Resolves once at least `n` requests were recorded; rejects after `timeoutMs` (default 5000). */
+  waitForRequests(n: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once the client closed request `index`'s connection early; rejects after `timeoutMs`. */
+  waitForClientClose(index: number, timeoutMs?: number): Promise<void>;
+  /** Ends stalled responses, closes every socket, clears every timer. Idempotent. */
+  close(): Promise<void>;
+}
+
+const SENSITIVE_HEADERS = new Set(['x-api-key', 'authorization']);
+
+/** The HTTP status the real API uses for an error type (for JSON-mode `errorAfterEvents`). */
+const STATUS_BY_ERROR_TYPE: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
+};
+
+const ERROR_TYPE_BY_STATUS: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(STATUS_BY_ERROR_TYPE).map(([type, status]) => [status, type]),
+);
+
+export async function startScriptedServer(options: ScriptedServerOptions): Promise<ScriptedServer> {
+  const { script, validate = true, onRequest } = options;
+  const requests: RecordedRequest[] = [];
+  const closing = new AbortController();
+  const timers = new Set<NodeJS.Timeout>();
+  const listeners = new Set<() => void>();
+  let played = 0;
+
+  const notify = (): void => {
+    for (const listener of [...listeners]) listener();
+  };
+
+  /** Waits `ms`; resolves false instead when `signal` aborts first. */
+  const sleep = (ms: number, signal: AbortSignal): Promise<boolean> => {
+    if (signal.aborted) return Promise.resolve(false);
+    if (ms <= 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        timers.delete(timer);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, ms);
+      timers.add(timer);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  };
+
+  const waitUntil = (done: () => boolean, timeoutMs: number, describeFailure: () => string): Promise<void> => {
+    if (done()) return Promise.resolve();
+    if (closing.signal.aborted) return Promise.reject(new Error(`scripted server closed: ${describeFailure()}`));
+    return new Promise((resolve, reject) => {
+      const finish = (error?: Error): void => {
+        clearTimeout(timer);
+        timers.delete(timer);
+        listeners.delete(check);
+        closing.signal.removeEventListener('abort', onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const check = (): void => {
+        if (done()) finish();
+      };
+      const onClose = (): void => finish(new Error(`scripted server closed: ${describeFailure()}`));
+      const timer = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms: ${describeFailure()}`)), timeoutMs);
+      timers.add(timer);
+      listeners.add(check);
+      closing.signal.addEventListener('abort', onClose, { once: true });
+    });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method !== 'POST' || path !== '/v1/messages') {
+      req.resume();
+      sendJson(res, 404, {}, apiErrorBody('not_found_error', `scripted server: no route for ${req.method} ${path}`));
+      return;
+    }
+
+    let rawBody: string;
+    try {
+      rawBody = await readBody(req);
+    } catch {
+      return; // the client went away mid-body: there is nobody to answer
+    }
+
+    let parsed: unknown;
+    let parseError: string | undefined;
+    try {
+      parsed = JSON.parse(rawBody);
+    } catch (error) {
+      parseError = `request body is not valid JSON: ${(error as Error).message}`;
+    }
+    const validationErrors = parseError !== undefined ? [parseError] : validate ? validateMessagesRequest(parsed) : [];
+
+    const record: RecordedRequest = {
+      index: requests.length,
+      receivedAt: Date.now(),
+      headers: recordHeaders(req),
+      body: parseError === undefined ? (parsed as MessagesRequest) : undefined,
+      rawBody,
+      validationErrors,
+      closedByClient: false,
+    };
+    requests.push(record);
+
+    // Per response: aborted when the client goes away or the server closes, ending any playback.
+    const playback = new AbortController();
+    const onServerClose = (): void => playback.abort();
+    closing.signal.addEventListener('abort', onServerClose, { once: true });
+    const state = { destroyedByServer: false };
+    res.on('close', () => {
+      closing.signal.removeEventListener('abort', onServerClose);
+      if (!res.writableFinished && !state.destroyedByServer && !closing.signal.aborted) record.closedByClient = true;
+      playback.abort();
+      notify();
+    });
+
+    onRequest?.(record);
+    notify();
+
+    const headers = { 'request-id': `req_scripted_${record.index}` };
+    if (validationErrors.length > 0) {
+      const message = `scripted server: request #${record.index} is invalid:\n${validationErrors.join('\n')}`;
+      sendJson(res, 400, headers, apiErrorBody('invalid_request_error', message, headers['request-id']));
+      return;
+    }
+    const request = parsed as MessagesRequest;
+
+    let response: ScriptedResponse | undefined;
+    try {
+      response = typeof script === 'function' ? script(request, played) : script[played];
+    } catch (error) {
+      const message = `scripted server: the script function threw for request #${record.index}: ${(error as Error).message}`;
+      sendJson(res, 500, { ...headers, 'x-should-retry': 'false' }, apiErrorBody('api_error', message));
+      return;
+    }
+    if (response === undefined) {
+      const message = `scripted server: the script is exhausted after ${played} response(s); request #${record.index} was not expected`;
+      sendJson(res, 500, { ...headers, 'x-should-retry': 'false' }, apiErrorBody('api_error', message));
+      return;
+    }
+    const responseIndex = played++;
+    const encode: EncodeScriptOptions = {
+      responseIndex,
+      model: request.model,
+      inputTokens: estimateInputTokens(rawBody),
+    };
+    const ctx: PlayContext = { res, headers, signal: playback.signal, sleep, state, requestId: headers['request-id'] };
+
+    switch (response.kind) {
+      case 'message':
+        if (request.stream === true) await playStream(ctx, response, encode);
+        else await playJson(ctx, response, encode);
+        return;
+      case 'http_error':
+        playHttpError(ctx, response);
+        return;
+      case 'raw':
+        await playRaw(ctx, response);
+        return;
+      case 'stall':
+        res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+        res.flushHeaders();
+        await untilAborted(playback.signal);
+        return;
+      default:
+        assertNever(response, 'scripted response');
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // A bug in the server itself: answer if still possible, never crash the test process.
+      if (!res.headersSent) {
+        sendJson(res, 500, { 'x-should-retry': 'false' }, apiErrorBody('api_error', `scripted server failed: ${String(error)}`));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closed: Promise<void> | undefined;
+  return {
+    baseURL: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    waitForRequests: (n, timeoutMs = 5000) =>
+      waitUntil(
+        () => requests.length >= n,
+        timeoutMs,
+        () => `expected ${n} request(s), got ${requests.length}`,
+      ),
+    waitForClientClose: (index, timeoutMs = 5000) =>
+      waitUntil(
+        () => requests[index]?.closedByClient === true,
+        timeoutMs,
+        () => `the client did not close request #${index} (${requests.length} request(s) recorded)`,
+      ),
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort();
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+interface PlayContext {
+  readonly res: ServerResponse;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  readonly state: { destroyedByServer: boolean };
+  readonly requestId: string;
+}
+
+async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: EncodeScriptOptions): Promise<void> {
+  const { res, signal } = ctx;
+  const plan = planScriptedStream(msg, encode);
+  res.writeHead(200, {
+    ...ctx.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    ...msg.headers,
+  });
+  res.flushHeaders();
+
+  const writer = createChunkWriter(res, msg.byteChunkSize);
+  for (const { event, delayMs } of plan.events) {
+    if (!(await ctx.sleep(delayMs, signal))) return;
+    if (!(await writer.write(encodeSSE(event)))) return;
+  }
+  if (!(await writer.flush())) return;
+
+  switch (plan.ending) {
+    case 'end':
+      res.end();
+      return;
+    case 'destroy':
+      await writer.drained();
+      ctx.state.destroyedByServer = true;
+      res.destroy();
+      return;
+    case 'stall':
+      await untilAborted(signal);
+      return;
+    default:
+      assertNever(plan.ending, 'stream ending');
+  }
+}
+
+async function playJson(ctx: PlayContext, msg: ScriptedMessage, encode: EncodeScriptOptions): Promise<void> {
+  const { res, signal } = ctx;
+  const plan = planScriptedStream(msg, encode);
+  // The non-streaming API answers once the whole message exists: wait for all the delays at once.
+  const totalDelay = plan.events.reduce((sum, e) => sum + e.delayMs, 0);
+  if (!(await ctx.sleep(totalDelay, signal))) return;
+
+  if (plan.ending === 'destroy') {
+    ctx.state.destroyedByServer = true;
+    res.destroy();
+    return;
+  }
+  if (plan.ending === 'stall') {
+    res.writeHead(200, { ...ctx.headers, 'content-type': 'application/json', ...msg.headers });
+    res.flushHeaders();
+    await untilAborted(signal);
+    return;
+  }
+  const error = msg.errorAfterEvents;
+  if (error) {
+    const status = STATUS_BY_ERROR_TYPE[error.type] ?? 500;
+    sendJson(res, status, { ...ctx.headers, ...msg.headers }, apiErrorBody(error.type, error.message, ctx.requestId));
+    return;
+  }
+  let message;
+  try {
+    message = scriptedMessageToJson(msg, encode);
+  } catch (e) {
+    const text = `scripted server: cannot answer in JSON mode: ${(e as Error).message}`;
+    sendJson(res, 500, { ...ctx.headers, 'x-should-retry': 'false' }, apiErrorBody('api_error', text, ctx.requestId));
+    return;
+  }
+  sendJson(res, 200, { ...ctx.headers, ...msg.headers }, message);
+}
+
+function playHttpError(ctx: PlayContext, response: ScriptedHttpError): void {
+  const { status, body } = response;
+  const headers = { ...ctx.headers, ...response.headers };
+  if (typeof body === 'string') {
+    const type = body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
+    ctx.res.writeHead(status, { 'content-type': type, ...headers });
+    ctx.res.end(body);
+    return;
+  }
+  const errorType = response.errorType ?? ERROR_TYPE_BY_STATUS[status] ?? 'api_error';
+  sendJson(
+    ctx.res,
+    status,
+    headers,
+    body ?? apiErrorBody(errorType, response.message ?? `scripted ${status} ${errorType}`, ctx.requestId),
+  );
+}
+
+async function playRaw(ctx: PlayContext, response: ScriptedRaw): Promise<void> {
+  const { res, signal } = ctx;
+  res.writeHead(response.status ?? 200, {
+    ...ctx.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    ...response.headers,
+  });
+  res.flushHeaders();
+  const writer = createChunkWriter(res, undefined);
+  for (const chunk of response.chunks) {
+    const { text, delayMs } = typeof chunk === 'string' ? { text: chunk, delayMs: 0 } : chunk;
+    if (!(await ctx.sleep(delayMs, signal))) return;
+    if (!(await writer.write(text))) return;
+  }
+  if (response.destroy) {
+    await writer.drained();
+    ctx.state.destroyedByServer = true;
+    res.destroy();
+  } else {
+    res.end();
+  }
+}
+
+interface ChunkWriter {
+  /** Writes (or buffers, when chunking) `text`; false when the response is gone. */
+  write(text: string): Promise<boolean>;
+  /** Writes what is buffered. */
+  flush(): Promise<boolean>;
+  /** Resolves once everything written so far reached the socket (before a deliberate destroy). */
+  drained(): Promise<void>;
+}
+
+/**
+ * Writes SSE text, optionally re-cut into `byteChunkSize`-byte writes that ignore event
+ * boundaries (what a real network does to a stream). A remainder shorter than a chunk waits for
+ * the next event's bytes, so part of an event may arrive before a delay and the rest after it.
+ */
+function createChunkWriter(res: ServerResponse, byteChunkSize: number | undefined): ChunkWriter {
+  if (byteChunkSize !== undefined && (!Number.isInteger(byteChunkSize) || byteChunkSize < 1)) {
+    throw new RangeError(`byteChunkSize must be a positive integer, got ${byteChunkSize}`);
+  }
+  let pending = Buffer.alloc(0);
+  let last: Promise<void> = Promise.resolve();
+
+  const put = async (bytes: Buffer): Promise<boolean> => {
+    if (res.destroyed) return false;
+    let flushed!: () => void;
+    last = new Promise((resolve) => (flushed = resolve));
+    const ok = res.write(bytes, () => flushed());
+    if (!ok) {
+      // Respect backpressure so a huge stream does not pile up in memory.
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+    return !res.destroyed;
+  };
+
+  return {
+    async write(text) {
+      if (byteChunkSize === undefined) return put(Buffer.from(text, 'utf8'));
+      pending = pending.length === 0 ? Buffer.from(text, 'utf8') : Buffer.concat([pending, Buffer.from(text, 'utf8')]);
+      let offset = 0;
+      while (pending.length - offset >= byteChunkSize) {
+        if (!(await put(pending.subarray(offset, offset + byteChunkSize)))) return false;
+        offset += byteChunkSize;
+      }
+      pending = pending.subarray(offset);
+      return true;
+    },
+    async flush() {
+      if (pending.length === 0) return !res.destroyed;
+      const rest = pending;
+      pending = Buffer.alloc(0);
+      return put(rest);
+    },
+    drained: () => last,
+  };
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A copy of the headers with credentials non-enumerable: readable, but never printed. */
+function recordHeaders(req: IncomingMessage): Record<string, string | string[] | undefined> {
+  const out: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (SENSITIVE_HEADERS.has(name)) {
+      Object.defineProperty(out, name, { value, enumerable: false });
+    } else {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+function apiErrorBody(type: string, message: string, requestId?: string) {
+  return { type: 'error' as const, error: { type, message }, ...(requestId ? { request_id: requestId } : {}) };
+}
+
+function sendJson(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, body: unknown): void {
+  if (res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}

@@ -1,0 +1,247 @@
+/**
+ * Validates a `POST /v1/messages` body the way the real API does, so a client bug (a dangling
+ * tool_use, two user messages in a row, a non-object tool input) fails a test with a 400 exactly
+ * as it would fail in production.
+ *
+ * Each problem is one human-readable string naming where it is (`messages[3].content[1]: ...`).
+ * The structural checks run on the raw body, defensively, so they still report what they can when
+ * the schema check fails too.
+ *
+ * Thinking is checked lightly: thinking blocks may only appear in assistant messages, the final
+ * assistant message may not end in one, and with `thinking` enabled each needs a signature.
+ * Thinking blocks in earlier turns are accepted without `thinking` enabled, because the real API
+ * drops them from context rather than rejecting the request.
+ */
+import { messagesRequestSchema } from '../protocol/request.js';
+
+type Json = Record<string, unknown>;
+
+export function validateMessagesRequest(body: unknown): string[] {
+  if (!isObject(body)) return [`request body must be a JSON object, got ${describe(body)}`];
+  const errors: string[] = [];
+  const structural = checkStructure(body);
+
+  const parsed = messagesRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      // A non-object tool_use input is reported by the structural check, in clearer words.
+      if (isToolUseInputPath(body, issue.path)) continue;
+      errors.push(`${formatPath(issue.path)}: ${issue.message}`);
+    }
+  }
+  errors.push(...structural);
+  return errors;
+}
+
+function checkStructure(body: Json): string[] {
+  const errors: string[] = [];
+  checkTools(body, errors);
+
+  const messages = body['messages'];
+  if (!Array.isArray(messages)) return errors; // the schema check reports it
+  if (messages.length === 0) {
+    errors.push('messages: at least one message is required');
+    return errors;
+  }
+
+  const firstToolUse = new Map<string, number>();
+  messages.forEach((message: unknown, i) => {
+    if (!isObject(message)) return;
+    const role = message['role'];
+    if (i === 0 && role !== 'user') {
+      errors.push(`messages[0]: the first message must have role "user", got ${describe(role)}`);
+    }
+    const previous: unknown = i > 0 ? messages[i - 1] : undefined;
+    if (i > 0 && isObject(previous) && previous['role'] === role && (role === 'user' || role === 'assistant')) {
+      errors.push(
+        `messages[${i}]: two consecutive "${role}" messages (messages[${i - 1}] and messages[${i}]); roles must alternate between "user" and "assistant"`,
+      );
+    }
+    checkContent(message, i, i === messages.length - 1, errors);
+    for (const [k, block] of blocksOf(message)) {
+      if (block['type'] !== 'tool_use' || typeof block['id'] !== 'string') continue;
+      const first = firstToolUse.get(block['id']);
+      if (first === undefined) firstToolUse.set(block['id'], i);
+      else errors.push(`messages[${i}].content[${k}]: duplicate tool_use id "${block['id']}" (first used in messages[${first}])`);
+    }
+  });
+
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i];
+    if (!isObject(message)) continue;
+    if (message['role'] === 'assistant') checkToolUsesAnswered(messages, i, errors);
+    if (message['role'] === 'user') checkToolResultsMatched(messages, i, errors);
+  }
+
+  checkThinking(body, messages, errors);
+  return errors;
+}
+
+function checkTools(body: Json, errors: string[]): void {
+  const tools = body['tools'];
+  const names = new Map<string, number>();
+  if (Array.isArray(tools)) {
+    tools.forEach((tool: unknown, k) => {
+      if (!isObject(tool) || typeof tool['name'] !== 'string') return;
+      const first = names.get(tool['name']);
+      if (first === undefined) names.set(tool['name'], k);
+      else errors.push(`tools[${k}]: duplicate tool name "${tool['name']}" (also tools[${first}]); tool names must be unique`);
+    });
+  }
+  const choice = body['tool_choice'];
+  if (isObject(choice) && choice['type'] === 'tool' && typeof choice['name'] === 'string' && !names.has(choice['name'])) {
+    errors.push(`tool_choice: names tool "${choice['name']}", which is not in tools`);
+  }
+}
+
+function checkContent(message: Json, i: number, isLast: boolean, errors: string[]): void {
+  const role = message['role'];
+  const content = message['content'];
+  const emptyAllowed = isLast && role === 'assistant'; // an empty final assistant prefill is allowed
+  if (!emptyAllowed && (content === '' || (Array.isArray(content) && content.length === 0))) {
+    errors.push(`messages[${i}]: content must not be empty (only a final assistant message may be empty)`);
+  }
+  for (const [k, block] of blocksOf(message)) {
+    const where = `messages[${i}].content[${k}]`;
+    const type = block['type'];
+    if (type === 'text' && block['text'] === '') errors.push(`${where}: text blocks must not be empty`);
+    if (type === 'tool_use') {
+      if (role !== 'assistant') errors.push(`${where}: tool_use blocks may only appear in assistant messages`);
+      if (!isObject(block['input'])) {
+        errors.push(`${where}: tool_use input must be a JSON object, got ${describe(block['input'])}`);
+      }
+    }
+    if (type === 'tool_result' && role !== 'user') {
+      errors.push(`${where}: tool_result blocks may only appear in user messages`);
+    }
+    if ((type === 'thinking' || type === 'redacted_thinking') && role !== 'assistant') {
+      errors.push(`${where}: ${type} blocks may only appear in assistant messages`);
+    }
+  }
+}
+
+/** Every tool_use of messages[i] needs a tool_result in messages[i + 1], ahead of other content. */
+function checkToolUsesAnswered(messages: readonly unknown[], i: number, errors: string[]): void {
+  const message = messages[i] as Json;
+  const ids = blocksOf(message)
+    .filter(([, b]) => b['type'] === 'tool_use' && typeof b['id'] === 'string')
+    .map(([, b]) => b['id'] as string);
+  if (ids.length === 0) return;
+
+  const next = messages[i + 1];
+  if (!isObject(next) || next['role'] !== 'user') {
+    const why = next === undefined ? 'there is no next message' : 'the next message is not a user message';
+    for (const id of ids) {
+      errors.push(
+        `messages[${i}]: tool_use id "${id}" has no tool_result (${why}); every tool_use must be answered by a tool_result at the start of the next user message`,
+      );
+    }
+    return;
+  }
+
+  const answered = new Set<string>();
+  let seenOther = false;
+  for (const [k, block] of blocksOf(next)) {
+    if (block['type'] !== 'tool_result') {
+      seenOther = true;
+      continue;
+    }
+    const id = block['tool_use_id'];
+    if (seenOther) {
+      errors.push(
+        `messages[${i + 1}].content[${k}]: tool_result for "${String(id)}" comes after other content; tool_result blocks must come first in the message`,
+      );
+    }
+    if (typeof id === 'string') {
+      if (answered.has(id)) errors.push(`messages[${i + 1}].content[${k}]: duplicate tool_result for tool_use id "${id}"`);
+      answered.add(id);
+    }
+  }
+  for (const id of ids) {
+    if (!answered.has(id)) {
+      errors.push(
+        `messages[${i + 1}]: no tool_result for tool_use id "${id}" of messages[${i}]; every tool_use must be answered by a tool_result at the start of the next user message`,
+      );
+    }
+  }
+}
+
+/** Every tool_result of messages[i] must answer a tool_use of the assistant message before it. */
+function checkToolResultsMatched(messages: readonly unknown[], i: number, errors: string[]): void {
+  const previous = i > 0 ? messages[i - 1] : undefined;
+  const ids = new Set<string>();
+  if (isObject(previous) && previous['role'] === 'assistant') {
+    for (const [, b] of blocksOf(previous)) if (b['type'] === 'tool_use' && typeof b['id'] === 'string') ids.add(b['id']);
+  }
+  for (const [k, block] of blocksOf(messages[i] as Json)) {
+    if (block['type'] !== 'tool_result') continue;
+    const id = block['tool_use_id'];
+    if (typeof id === 'string' && !ids.has(id)) {
+      const where = i === 0 ? 'there is no previous assistant message' : `not in messages[${i - 1}]`;
+      errors.push(
+        `messages[${i}].content[${k}]: tool_result for tool_use id "${id}" has no matching tool_use in the previous assistant message (${where})`,
+      );
+    }
+  }
+}
+
+function checkThinking(body: Json, messages: readonly unknown[], errors: string[]): void {
+  const last = messages[messages.length - 1];
+  if (isObject(last) && last['role'] === 'assistant') {
+    const blocks = blocksOf(last);
+    const final = blocks[blocks.length - 1];
+    if (final && (final[1]['type'] === 'thinking' || final[1]['type'] === 'redacted_thinking')) {
+      errors.push(`messages[${messages.length - 1}]: the final assistant message cannot end with a ${String(final[1]['type'])} block`);
+    }
+  }
+  const thinking = body['thinking'];
+  if (!isObject(thinking) || thinking['type'] !== 'enabled') return;
+  messages.forEach((message, i) => {
+    if (!isObject(message)) return;
+    for (const [k, block] of blocksOf(message)) {
+      if (block['type'] === 'thinking' && (typeof block['signature'] !== 'string' || block['signature'] === '')) {
+        errors.push(`messages[${i}].content[${k}]: thinking block has no signature (required when thinking is enabled)`);
+      }
+    }
+  });
+}
+
+/** The object blocks of a message's content with their indexes (none when content is a string). */
+function blocksOf(message: Json): [number, Json][] {
+  const content = message['content'];
+  if (!Array.isArray(content)) return [];
+  const out: [number, Json][] = [];
+  content.forEach((block: unknown, k) => {
+    if (isObject(block)) out.push([k, block]);
+  });
+  return out;
+}
+
+function isToolUseInputPath(body: Json, path: readonly PropertyKey[]): boolean {
+  if (path.length !== 5 || path[0] !== 'messages' || path[2] !== 'content' || path[4] !== 'input') return false;
+  const messages = body['messages'];
+  if (!Array.isArray(messages)) return false;
+  const message: unknown = messages[path[1] as number];
+  if (!isObject(message) || !Array.isArray(message['content'])) return false;
+  const block: unknown = message['content'][path[3] as number];
+  return isObject(block) && block['type'] === 'tool_use';
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return 'request';
+  let out = '';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out === '' ? String(key) : `.${String(key)}`;
+  return out;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (value === undefined) return 'nothing';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,54 @@
+/** Helpers for the scripted-server tests: real HTTP on loopback, parsed with eventsource-parser. */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+export const validBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  model: 'claude-test',
+  max_tokens: 1024,
+  stream: true,
+  messages: [{ role: 'user', content: 'hello' }],
+  ...extra,
+});
+
+export function post(baseURL: string, body: unknown, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${baseURL}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-test-secret', 'anthropic-version': '2023-06-01' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
+}
+
+/** Parses an SSE body into messages, checking each `event:` name matches its data's `type`. */
+export function parseSSE(text: string): { event: string | undefined; data: unknown }[] {
+  const out: { event: string | undefined; data: unknown }[] = [];
+  const parser = createParser({
+    onEvent: (message: EventSourceMessage) => out.push({ event: message.event, data: JSON.parse(message.data) }),
+  });
+  parser.feed(text);
+  return out;
+}
+
+/** Reads a streamed body, noting when (ms since `start`) each chunk arrived. */
+export async function readTimed(res: Response, start: number): Promise<{ text: string; chunks: { at: number; text: string }[] }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const chunks: { at: number; text: string }[] = [];
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const piece = decoder.decode(value, { stream: true });
+    chunks.push({ at: Date.now() - start, text: piece });
+    text += piece;
+  }
+  return { text, chunks };
+}
+
+export interface ErrorBodyShape {
+  type: string;
+  error: { type: string; message: string };
+  request_id?: string;
+}
+export const readError = async (res: Response): Promise<ErrorBodyShape> => (await res.json()) as ErrorBodyShape;
+export const readMessage = async (res: Response): Promise<import('../../src/protocol/content.js').AssistantMessage> =>
+  (await res.json()) as import('../../src/protocol/content.js').AssistantMessage;
