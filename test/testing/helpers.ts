@@ -52,3 +52,34 @@ export interface ErrorBodyShape {
 export const readError = async (res: Response): Promise<ErrorBodyShape> => (await res.json()) as ErrorBodyShape;
 export const readMessage = async (res: Response): Promise<import('../../src/protocol/content.js').AssistantMessage> =>
   (await res.json()) as import('../../src/protocol/content.js').AssistantMessage;
+
+/** Reads a body to its end or its failure, keeping what arrived before a failure. */
+export async function readUntilEnd(res: Response): Promise<{ text: string; error: unknown }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { text, error: undefined };
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (error) {
+    return { text, error };
+  }
+}
+
+/** Reads until `enough(textSoFar)` holds, then returns without consuming the rest. */
+export async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  enough: (text: string) => boolean,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!enough(text)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`body ended before the condition held; got: ${text}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}
