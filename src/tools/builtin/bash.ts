@@ -1,0 +1,91 @@
+/** Bash: run a shell command in the workspace, in its own process group. */
+import { map, Observable } from 'rxjs';
+import { z } from 'zod';
+import type { ToolSpec, ToolYield } from '../types.js';
+import { isReadOnlyBashCommand } from './bashReadOnly.js';
+import { type ProcessGroupResult, runProcessGroup } from './processGroup.js';
+import type { Workspace } from './workspace.js';
+
+export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+export const BASH_MAX_TIMEOUT_MS = 600_000;
+export const BASH_MAX_OUTPUT_CHARS = 30_000;
+
+export const bashInputSchema = z.strictObject({
+  command: z.string().min(1).describe('The command to run with bash -c in the working directory.'),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(BASH_MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS}).`),
+  description: z.string().optional().describe('A few words saying what the command does, for the user.'),
+});
+export type BashInput = z.infer<typeof bashInputSchema>;
+
+/** A command that ran but failed (non-zero exit, signal, timeout); the message carries its output. */
+export class CommandFailed extends Error {
+  override readonly name = 'CommandFailed';
+}
+
+export interface BashToolOptions {
+  /** Wait between SIGTERM and SIGKILL of the process group (default 2000 ms). */
+  readonly killGraceMs?: number;
+  readonly maxOutputChars?: number;
+}
+
+export function bashTool(workspace: Workspace, options: BashToolOptions = {}): ToolSpec<BashInput, string> {
+  const maxOutputChars = options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
+  return {
+    name: 'Bash',
+    description:
+      'Runs a bash command in the working directory and returns its combined stdout and stderr with the exit code. ' +
+      `Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s; on timeout the command and ` +
+      `everything it started are stopped. Output beyond ${maxOutputChars} characters is cut. Each call starts a fresh ` +
+      'shell (cd does not persist). Prefer Read, Glob and Grep for reading and searching files.',
+    inputSchema: bashInputSchema,
+    isConcurrencySafe: (input) => isReadOnlyBashCommand(input.command),
+    interruptBehavior: 'cancel',
+    call(input, ctx) {
+      const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+      const run$ = runProcessGroup({
+        command: input.command,
+        cwd: workspace.cwd,
+        timeoutMs,
+        combineOutput: true,
+        maxOutputChars,
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      }).pipe(map((result): ToolYield<string> => ({ type: 'outcome', output: describeSuccess(result, timeoutMs) })));
+      // Abort arrives as a signal too (interrupt, batch timeout); answering it with an error
+      // unsubscribes run$, which ends the process group.
+      return new Observable<ToolYield<string>>((subscriber) => {
+        const onAbort = () => subscriber.error(new CommandFailed('The command was cancelled; its processes were stopped.'));
+        if (ctx.signal.aborted) return onAbort();
+        ctx.signal.addEventListener('abort', onAbort, { once: true });
+        const inner = run$.subscribe(subscriber);
+        return () => {
+          ctx.signal.removeEventListener('abort', onAbort);
+          inner.unsubscribe();
+        };
+      });
+    },
+  };
+}
+
+/** The text for a command that exited 0; anything else is thrown as `CommandFailed`. */
+function describeSuccess(result: ProcessGroupResult, timeoutMs: number): string {
+  let text = result.output.replace(/\n$/, '');
+  if (result.outputDropped > 0) {
+    text += `\n[Output cut: ${result.outputDropped} more characters not shown. Redirect to a file and Read it, or filter with head/grep.]`;
+  }
+  if (result.timedOut) {
+    throw new CommandFailed(
+      `${text}\n[The command timed out after ${timeoutMs} ms and was stopped with everything it started. Pass a larger timeout (max ${BASH_MAX_TIMEOUT_MS} ms) or run something shorter.]`.trimStart(),
+    );
+  }
+  if (result.exitCode !== 0) {
+    const how = result.exitCode === null ? `killed by ${result.signal ?? 'a signal'}` : `exit code ${result.exitCode}`;
+    throw new CommandFailed(`${text}\n[${how}]`.trimStart());
+  }
+  return text === '' ? '(no output, exit code 0)' : `${text}\n[exit code 0]`;
+}

@@ -1,0 +1,42 @@
+/**
+ * The built-in tools of one session, closing over its workspace (roots + read tracker).
+ *
+ * ## Example
+ * ```ts
+ * const workspace = createWorkspace({ cwd: process.cwd(), roots: ['../shared'] });
+ * const tools = createBuiltinTools(workspace);
+ * ```
+ */
+import { defineTool } from '../defineTool.js';
+import type { Tool } from '../types.js';
+import { bashTool, type BashToolOptions } from './bash.js';
+import { editTool } from './edit.js';
+import { globTool } from './glob.js';
+import { grepTool } from './grep.js';
+import { readTool } from './read.js';
+import type { Workspace } from './workspace.js';
+import { writeTool } from './write.js';
+
+export type BuiltinToolName = 'Read' | 'Write' | 'Edit' | 'Glob' | 'Grep' | 'Bash';
+
+export const BUILTIN_TOOL_NAMES: readonly BuiltinToolName[] = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
+
+export interface BuiltinToolsOptions {
+  /** Only these tools (default: all six). */
+  readonly only?: readonly BuiltinToolName[];
+  readonly bash?: BashToolOptions;
+  readonly globMaxResults?: number;
+}
+
+export function createBuiltinTools(workspace: Workspace, options: BuiltinToolsOptions = {}): Tool[] {
+  const wanted = new Set(options.only ?? BUILTIN_TOOL_NAMES);
+  const all: Tool[] = [
+    defineTool(readTool(workspace)),
+    defineTool(writeTool(workspace)),
+    defineTool(editTool(workspace)),
+    defineTool(globTool(workspace, options.globMaxResults === undefined ? {} : { maxResults: options.globMaxResults })),
+    defineTool(grepTool(workspace)),
+    defineTool(bashTool(workspace, options.bash)),
+  ];
+  return all.filter((tool) => wanted.has(tool.name as BuiltinToolName));
+}

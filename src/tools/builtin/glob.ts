@@ -1,0 +1,67 @@
+/** Glob: files whose path matches a pattern, newest first. */
+import { stat } from 'node:fs/promises';
+import { isAbsolute, relative, sep } from 'node:path';
+import { z } from 'zod';
+import type { ToolSpec } from '../types.js';
+import { createGlobMatcher } from './globMatch.js';
+import { DEFAULT_SKIPPED_DIRS, walkFiles } from './walkFiles.js';
+import { ToolRefusal, type Workspace } from './workspace.js';
+
+export const GLOB_MAX_RESULTS = 100;
+
+export const globInputSchema = z.strictObject({
+  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/*.{js,jsx}". Relative to path.'),
+  path: z.string().optional().describe('Directory to search in (default: the working directory).'),
+});
+export type GlobInput = z.infer<typeof globInputSchema>;
+
+export function globTool(workspace: Workspace, options: { maxResults?: number } = {}): ToolSpec<GlobInput, string> {
+  const maxResults = options.maxResults ?? GLOB_MAX_RESULTS;
+  return {
+    name: 'Glob',
+    description:
+      'Finds files in the workspace by glob pattern (*, **, ?, {a,b}, [abc]), newest first. ' +
+      `Returns at most ${maxResults} paths. .git and node_modules are skipped unless the pattern names them.`,
+    inputSchema: globInputSchema,
+    isConcurrencySafe: true,
+    interruptBehavior: 'cancel',
+    async call(input, ctx) {
+      const base = await workspace.resolveInside(input.path ?? '.');
+      const baseStat = await stat(base).catch(() => undefined);
+      if (!baseStat?.isDirectory()) {
+        throw new ToolRefusal(`${base} is not a directory. Give an existing directory as path (or omit it).`);
+      }
+      let pattern = input.pattern.split(sep).join('/');
+      if (isAbsolute(pattern)) {
+        // An absolute pattern must point into the search directory; make it relative to it.
+        const rel = relative(base, pattern).split(sep).join('/');
+        if (rel.startsWith('..')) {
+          throw new ToolRefusal(`The pattern ${input.pattern} is outside ${base}. Use a relative pattern, with path set to the directory to search.`);
+        }
+        pattern = rel;
+      }
+      if (pattern.startsWith('./')) pattern = pattern.slice(2);
+      const matches = createGlobMatcher(pattern);
+      const skipDirs = new Set([...DEFAULT_SKIPPED_DIRS].filter((d) => !pattern.includes(d)));
+      // Without `**` a file can be no deeper than the pattern has segments.
+      const maxDepth = pattern.includes('**') ? Infinity : pattern.split('/').length - 1;
+      const found: Array<{ path: string; mtimeMs: number }> = [];
+      for await (const file of walkFiles(base, {
+        skipDirs,
+        allowPath: workspace.contains,
+        enterDir: (rel) => rel.split('/').length <= maxDepth,
+        signal: ctx.signal,
+      })) {
+        if (!matches(file.rel)) continue;
+        const st = await stat(file.path).catch(() => undefined);
+        if (st) found.push({ path: file.path, mtimeMs: st.mtimeMs });
+      }
+      if (found.length === 0) return `No files match ${input.pattern} in ${base}.`;
+      found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+      const shown = found.slice(0, maxResults).map((f) => f.path);
+      return found.length > maxResults
+        ? `${shown.join('\n')}\n[${found.length - maxResults} more results not shown (${found.length} in all). Use a narrower pattern or path.]`
+        : shown.join('\n');
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/** Grep: search file contents with a JavaScript regular expression. */
+import { stat } from 'node:fs/promises';
+import { basename, relative, sep } from 'node:path';
+import { z } from 'zod';
+import type { ToolSpec } from '../types.js';
+import { createGlobMatcher } from './globMatch.js';
+import { type LineMatcher, scanFile, type ScanSink } from './scanFile.js';
+import { DEFAULT_SKIPPED_DIRS, walkFiles } from './walkFiles.js';
+import { ToolRefusal, type Workspace } from './workspace.js';
+
+export const GREP_MAX_OUTPUT_CHARS = 30_000;
+export const GREP_MAX_LINE_CHARS = 500;
+/** Files scanned at once: enough to keep the thread pool busy, few enough to bound memory. */
+const PARALLEL_FILES = 24;
+
+export const grepInputSchema = z.strictObject({
+  pattern: z.string().describe('JavaScript regular expression to search for.'),
+  path: z.string().optional().describe('File or directory to search (default: the working directory).'),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{js,jsx}".'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe('"files_with_matches" (default): paths only; "content": matching lines; "count": matches per file.'),
+  '-i': z.boolean().optional().describe('Case-insensitive search.'),
+  '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
+  '-A': z.number().int().nonnegative().optional().describe('Lines of context after each match (content mode).'),
+  '-B': z.number().int().nonnegative().optional().describe('Lines of context before each match (content mode).'),
+  '-C': z.number().int().nonnegative().optional().describe('Lines of context before and after each match (content mode).'),
+  head_limit: z.number().int().positive().optional().describe('Return only the first N lines / files / counts.'),
+});
+export type GrepInput = z.infer<typeof grepInputSchema>;
+
+type Mode = 'content' | 'files_with_matches' | 'count';
+
+interface FileResult {
+  readonly display: string;
+  readonly entries: string[];
+  count: number;
+}
+
+export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
+  return {
+    name: 'Grep',
+    description:
+      'Searches file contents in the workspace with a JavaScript regular expression. Output modes: ' +
+      '"files_with_matches" (default), "content" (matching lines, with -n line numbers and -A/-B/-C context) ' +
+      'and "count". Filter files with glob. Binary files, .git and node_modules are skipped unless path points into them.',
+    inputSchema: grepInputSchema,
+    isConcurrencySafe: true,
+    interruptBehavior: 'cancel',
+    async call(input, ctx) {
+      const mode: Mode = input.output_mode ?? 'files_with_matches';
+      const matcher = compileMatcher(input.pattern, input['-i'] === true);
+      const root = await workspace.resolveInside(input.path ?? '.');
+      const rootStat = await stat(root).catch(() => undefined);
+      if (!rootStat) throw new ToolRefusal(`Path does not exist: ${root}. Check it, or omit path to search the working directory.`);
+      const before = input['-B'] ?? input['-C'] ?? 0;
+      const after = input['-A'] ?? input['-C'] ?? 0;
+      const showNumbers = input['-n'] ?? true;
+      const headLimit = input.head_limit ?? Infinity;
+      const display = (p: string) => {
+        const rel = relative(workspace.cwd, p);
+        return rel.startsWith('..') ? p : rel.split(sep).join('/');
+      };
+      const globMatch = input.glob === undefined ? undefined : createGlobMatcher(input.glob);
+      const globOnPath = input.glob?.includes('/') ?? false;
+      const skipDirs = new Set(
+        [...DEFAULT_SKIPPED_DIRS].filter((d) => !root.split(sep).includes(d) && !(input.glob ?? '').includes(d)),
+      );
+
+      const results: Array<FileResult | undefined> = [];
+      let entriesSoFar = 0;
+      const inFlight = new Set<Promise<void>>();
+      const scanOne = async (index: number, path: string) => {
+        const result: FileResult = { display: display(path), entries: [], count: 0 };
+        const sink = createSink(mode, result, { before, after, showNumbers });
+        await scanFile(path, matcher, sink);
+        if (result.count > 0) {
+          results[index] = result;
+          entriesSoFar += mode === 'content' ? result.entries.length : 1;
+        }
+      };
+
+      const files = rootStat.isDirectory()
+        ? walkFiles(root, { skipDirs, allowPath: workspace.contains, signal: ctx.signal })
+        : single(root);
+      let index = 0;
+      for await (const file of files) {
+        if (entriesSoFar >= headLimit) break; // enough collected; in-flight scans still finish
+        if (globMatch && !globMatch(globOnPath ? file.rel : basename(file.path))) continue;
+        const task = scanOne(index++, file.path).finally(() => inFlight.delete(task));
+        inFlight.add(task);
+        if (inFlight.size >= PARALLEL_FILES) await Promise.race(inFlight);
+      }
+      await Promise.all(inFlight);
+      ctx.signal.throwIfAborted();
+      return render(mode, results, headLimit, input.pattern);
+    },
+  };
+}
+
+async function* single(path: string) {
+  yield { path, rel: basename(path) };
+}
+
+function compileMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, ignoreCase ? 'i' : '');
+  } catch (error) {
+    throw new ToolRefusal(
+      `Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}. Use JavaScript regex syntax; escape special characters such as ( [ { . * + ? with a backslash.`,
+    );
+  }
+  const lookaround = /\(\?<?[=!]/.test(pattern);
+  return lookaround ? { regex } : { regex, prefilter: new RegExp(pattern, ignoreCase ? 'im' : 'm') };
+}
+
+function createSink(
+  mode: Mode,
+  result: FileResult,
+  opts: { before: number; after: number; showNumbers: boolean },
+): ScanSink {
+  if (mode !== 'content') {
+    return {
+      line: (_text, _n, matched) => {
+        if (matched) result.count++;
+      },
+      wantsUnmatchedLines: false,
+      done: mode === 'files_with_matches' ? () => result.count > 0 : () => false,
+    };
+  }
+  const recent: Array<{ text: string; n: number }> = [];
+  let afterLeft = 0;
+  let lastEmitted = 0;
+  const emit = (text: string, n: number, sepChar: ':' | '-') => {
+    if (lastEmitted > 0 && n > lastEmitted + 1) result.entries.push('--');
+    const shown = text.length > GREP_MAX_LINE_CHARS ? `${text.slice(0, GREP_MAX_LINE_CHARS)}… [line cut]` : text;
+    result.entries.push(opts.showNumbers ? `${result.display}${sepChar}${n}${sepChar}${shown}` : `${result.display}${sepChar}${shown}`);
+    lastEmitted = n;
+  };
+  return {
+    wantsUnmatchedLines: opts.before > 0 || opts.after > 0,
+    line(text, n, matched) {
+      if (text.endsWith('\r')) text = text.slice(0, -1);
+      if (matched) {
+        result.count++;
+        for (const r of recent) if (r.n > lastEmitted) emit(r.text, r.n, '-');
+        recent.length = 0;
+        emit(text, n, ':');
+        afterLeft = opts.after;
+      } else if (afterLeft > 0) {
+        emit(text, n, '-');
+        afterLeft--;
+      } else if (opts.before > 0) {
+        recent.push({ text, n });
+        if (recent.length > opts.before) recent.shift();
+      }
+    },
+    done: () => false,
+  };
+}
+
+function render(mode: Mode, results: ReadonlyArray<FileResult | undefined>, headLimit: number, pattern: string): string {
+  const lines: string[] = [];
+  let files = 0;
+  let total = 0;
+  for (const r of results) {
+    if (!r) continue;
+    files++;
+    total += r.count;
+    if (mode === 'files_with_matches') lines.push(r.display);
+    else if (mode === 'count') lines.push(`${r.display}:${r.count}`);
+    else lines.push(...r.entries);
+  }
+  if (files === 0) return `No matches for ${JSON.stringify(pattern)}.`;
+  const notes: string[] = [];
+  let shown = lines;
+  if (lines.length > headLimit) {
+    shown = lines.slice(0, headLimit);
+    notes.push(`[head_limit ${headLimit}: later results not shown.]`);
+  }
+  let text = shown.join('\n');
+  if (text.length > GREP_MAX_OUTPUT_CHARS) {
+    const cut = text.lastIndexOf('\n', GREP_MAX_OUTPUT_CHARS);
+    text = text.slice(0, cut > 0 ? cut : GREP_MAX_OUTPUT_CHARS);
+    notes.push(`[Output cut at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob or a more specific pattern, or use head_limit.]`);
+  }
+  if (mode === 'count') notes.unshift(`[${total} matches in ${files} files]`);
+  return notes.length ? `${text}\n${notes.join('\n')}` : text;
+}

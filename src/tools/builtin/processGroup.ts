@@ -1,0 +1,134 @@
+/**
+ * Runs `bash -c <command>` as the leader of its own process group and ends the whole group on
+ * timeout or unsubscribe: SIGTERM first, SIGKILL after a grace period. Shared by the Bash tool
+ * and command hooks. Cold: nothing starts before subscribe; unsubscribing kills the group.
+ */
+import { spawn } from 'node:child_process';
+import { Observable, timer } from 'rxjs';
+
+export interface ProcessGroupOptions {
+  readonly command: string;
+  readonly cwd: string;
+  /** Written to stdin, which is then closed; stdin is empty when absent. */
+  readonly stdin?: string;
+  readonly timeoutMs: number;
+  /** Wait between SIGTERM and SIGKILL. Default 2000 ms. */
+  readonly killGraceMs?: number;
+  /** Characters kept per stream (combined: for the one stream). Default 30 000. */
+  readonly maxOutputChars?: number;
+  /** Interleave stdout and stderr into `output` (Bash) or keep them apart (hooks). */
+  readonly combineOutput: boolean;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface ProcessGroupResult {
+  /** Exit code, or null when ended by a signal. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** stdout (and stderr, when combined). */
+  readonly output: string;
+  readonly stderr: string;
+  /** Characters dropped from output / stderr beyond the cap. */
+  readonly outputDropped: number;
+  readonly stderrDropped: number;
+  readonly timedOut: boolean;
+  readonly pid: number | undefined;
+}
+
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
+export function runProcessGroup(options: ProcessGroupOptions): Observable<ProcessGroupResult> {
+  return new Observable<ProcessGroupResult>((subscriber) => {
+    const cap = options.maxOutputChars ?? 30_000;
+    const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const out = createCappedText(cap);
+    const err = createCappedText(cap);
+    let exited = false;
+    let timedOut = false;
+
+    const child = spawn('bash', ['-c', options.command], {
+      cwd: options.cwd,
+      detached: true, // own process group, so the whole tree can be signalled at once
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: options.env ?? process.env,
+    });
+    const pid = child.pid;
+
+    const signalGroup = (signal: NodeJS.Signals) => {
+      if (pid === undefined) return;
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        // ESRCH: the group is already gone
+      }
+    };
+    /**
+     * SIGTERM now and SIGKILL after the grace period, even if we are unsubscribed by then: the
+     * SIGKILL timer is deliberately not tied to this subscription, so nothing outlives it.
+     */
+    const endGroup = () => {
+      signalGroup('SIGTERM');
+      timer(grace).subscribe(() => signalGroup('SIGKILL'));
+    };
+
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => out.push(chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (options.combineOutput ? out : err).push(chunk));
+    child.stdin.on('error', () => {}); // the command may exit without reading its stdin (EPIPE)
+    child.stdin.end(options.stdin ?? '');
+
+    child.on('error', (error) => {
+      exited = true;
+      subscriber.error(error);
+    });
+    // 'close' (not 'exit') waits until every holder of the pipes is gone, so output is complete.
+    child.on('close', (code, signal) => {
+      exited = true;
+      timeoutSub.unsubscribe();
+      if (timedOut) signalGroup('SIGKILL'); // stragglers that ignored SIGTERM but closed their pipes
+      subscriber.next({
+        exitCode: code,
+        signal,
+        output: out.text(),
+        stderr: err.text(),
+        outputDropped: out.dropped(),
+        stderrDropped: err.dropped(),
+        timedOut,
+        pid,
+      });
+      subscriber.complete();
+    });
+
+    const timeoutSub = timer(options.timeoutMs).subscribe(() => {
+      timedOut = true;
+      endGroup();
+    });
+
+    return () => {
+      timeoutSub.unsubscribe();
+      if (!exited) endGroup();
+      else signalGroup('SIGKILL'); // background children left by a finished command
+    };
+  });
+}
+
+/** Keeps the first `cap` characters and counts the rest. */
+function createCappedText(cap: number) {
+  const parts: string[] = [];
+  let kept = 0;
+  let dropped = 0;
+  return {
+    push(chunk: string) {
+      const room = cap - kept;
+      if (room <= 0) {
+        dropped += chunk.length;
+        return;
+      }
+      const piece = chunk.length <= room ? chunk : chunk.slice(0, room);
+      parts.push(piece);
+      kept += piece.length;
+      dropped += chunk.length - piece.length;
+    },
+    text: () => parts.join(''),
+    dropped: () => dropped,
+  };
+}

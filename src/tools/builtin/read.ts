@@ -1,0 +1,89 @@
+/** Read: a text file as numbered lines (`N<TAB>line`, from 1), a window of it at a time. */
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import type { ToolSpec } from '../types.js';
+import { fileLooksBinary } from './fileKind.js';
+import { ToolRefusal, type Workspace } from './workspace.js';
+
+export const READ_DEFAULT_LINE_LIMIT = 2000;
+export const READ_MAX_LINE_CHARS = 2000;
+
+export const readInputSchema = z.strictObject({
+  file_path: z.string().describe('Path of the file to read (absolute, or relative to the working directory).'),
+  offset: z.number().int().nonnegative().optional().describe('Line number to start from (1-based). Use for large files.'),
+  limit: z.number().int().positive().optional().describe(`How many lines to read (default ${READ_DEFAULT_LINE_LIMIT}).`),
+});
+export type ReadInput = z.infer<typeof readInputSchema>;
+
+export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
+  return {
+    name: 'Read',
+    description:
+      'Reads a text file from the workspace and returns its lines numbered from 1 as "N<TAB>line". ' +
+      `Returns at most ${READ_DEFAULT_LINE_LIMIT} lines by default; pass offset and limit to read other parts. ` +
+      `Lines longer than ${READ_MAX_LINE_CHARS} characters are shortened. Binary files are refused. ` +
+      'A file must be read before it can be edited or overwritten.',
+    inputSchema: readInputSchema,
+    isConcurrencySafe: true,
+    interruptBehavior: 'cancel',
+    async call(input, ctx) {
+      const path = await workspace.resolveInside(input.file_path);
+      const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') {
+          throw new ToolRefusal(`File does not exist: ${path}. Check the path, or use Glob to find the file.`);
+        }
+        throw error;
+      });
+      try {
+        const st = await handle.stat();
+        if (st.isDirectory()) {
+          throw new ToolRefusal(`${path} is a directory, not a file. Use Glob (or Bash with ls) to list its contents.`);
+        }
+        if (await fileLooksBinary(handle)) {
+          throw new ToolRefusal(
+            `${path} is a binary file (${st.size} bytes) and cannot be shown as text. Use Bash (e.g. file, xxd | head) to inspect it.`,
+          );
+        }
+        const first = Math.max(1, input.offset ?? 1);
+        const limit = input.limit ?? READ_DEFAULT_LINE_LIMIT;
+        const out: string[] = [];
+        let total = 0;
+        let truncatedLines = 0;
+        // Stream the lines so a huge file costs memory only for the window shown.
+        const lines = createInterface({
+          input: createReadStream('', { fd: handle.fd, autoClose: false, start: 0, encoding: 'utf8', signal: ctx.signal }),
+          crlfDelay: Infinity,
+        });
+        for await (const line of lines) {
+          total++;
+          if (total < first || total >= first + limit) continue;
+          let text = line;
+          if (text.length > READ_MAX_LINE_CHARS) {
+            text = `${text.slice(0, READ_MAX_LINE_CHARS)}… [line cut at ${READ_MAX_LINE_CHARS} characters]`;
+            truncatedLines++;
+          }
+          out.push(`${total}\t${text}`);
+        }
+        workspace.recordRead(path, st);
+        if (total === 0) return `(${path} is empty)`;
+        if (out.length === 0) {
+          return `(${path} has ${total} lines; offset ${first} is past the end. Use a smaller offset.)`;
+        }
+        const last = first + out.length - 1;
+        const notes: string[] = [];
+        if (first > 1 || last < total) {
+          notes.push(
+            `[Showing lines ${first}-${last} of ${total}.` +
+              (last < total ? ` Read more with offset ${last + 1}.]` : ']'),
+          );
+        }
+        if (truncatedLines > 0) notes.push(`[${truncatedLines} long line(s) were cut.]`);
+        return notes.length ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n');
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}

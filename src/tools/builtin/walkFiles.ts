@@ -1,0 +1,65 @@
+/**
+ * Depth-first walk of a directory tree for Glob and Grep.
+ *
+ * Symlinked directories are not descended (no cycles, no escape from the workspace); a symlinked
+ * file is reported only when its target lies inside the workspace. `.git` and `node_modules` are
+ * skipped unless the caller asks for them.
+ */
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const DEFAULT_SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+export interface WalkOptions {
+  /** Directory names never entered. */
+  readonly skipDirs?: ReadonlySet<string>;
+  /** Whether a real path may be reported (the workspace's `contains`). */
+  readonly allowPath: (realPath: string) => boolean;
+  /** Prune: called with the path relative to the walk root (`/`-separated) of each directory. */
+  readonly enterDir?: (relDir: string) => boolean;
+  readonly signal?: AbortSignal;
+}
+
+export interface WalkedFile {
+  /** Absolute path as reached through the walk. */
+  readonly path: string;
+  /** Relative to the walk root, `/`-separated. */
+  readonly rel: string;
+}
+
+export async function* walkFiles(root: string, options: WalkOptions): AsyncGenerator<WalkedFile> {
+  const skip = options.skipDirs ?? DEFAULT_SKIPPED_DIRS;
+  const stack: Array<{ dir: string; rel: string }> = [{ dir: root, rel: '' }];
+  while (stack.length > 0) {
+    if (options.signal?.aborted) return;
+    const { dir, rel } = stack.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue; // unreadable directory: skip it, as grep -r does (with a warning we do not need)
+    }
+    // Name order keeps the output deterministic across file systems.
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: Array<{ dir: string; rel: string }> = [];
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (skip.has(entry.name)) continue;
+        if (options.enterDir && !options.enterDir(childRel)) continue;
+        subdirs.push({ dir: path, rel: childRel });
+      } else if (entry.isFile()) {
+        yield { path, rel: childRel };
+      } else if (entry.isSymbolicLink()) {
+        const target = await realpath(path).catch(() => undefined);
+        if (target === undefined || !options.allowPath(target)) continue;
+        const st = await stat(target).catch(() => undefined);
+        if (st?.isFile()) yield { path, rel: childRel };
+      }
+    }
+    // Pushed in reverse so they are popped (visited) in name order, after this directory's files.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+  }
+}

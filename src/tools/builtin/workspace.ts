@@ -1,0 +1,142 @@
+/**
+ * The session-scoped state the file tools share: the workspace roots they are confined to and
+ * the record of which files were Read (so Write/Edit never overwrite blind).
+ *
+ * It is a plain object the tool factory closes over rather than a `SharedContext` entry: the
+ * read tracker must change during safe (parallel) tool calls too, and SharedContext changes of
+ * safe tools are deliberately dropped (SPEC §4). Keeping it in one closure also means no tool
+ * can be handed a forged workspace through the context.
+ */
+import { realpathSync } from 'node:fs';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
+
+/** A refusal the model can act on: the message says why and what to do instead. */
+export class ToolRefusal extends Error {
+  override readonly name = 'ToolRefusal';
+}
+
+export interface ReadRecord {
+  readonly mtimeMs: number;
+  readonly size: number;
+  /** `Date.now()` of the read; for diagnostics only. */
+  readonly readAt: number;
+}
+
+export interface Workspace {
+  /** Real (symlink-free) absolute paths of the roots; the first is the cwd's root. */
+  readonly roots: readonly string[];
+  /** Real absolute working directory; relative paths resolve against it. */
+  readonly cwd: string;
+  /** Files Read in this session, by real path. */
+  readonly readFiles: Map<string, ReadRecord>;
+  /**
+   * Resolves `path` (relative to cwd, `~/` to home) to a real absolute path inside a root, following
+   * `..` and symlinks; for a path that does not exist yet, its nearest existing parent is resolved.
+   * Throws `ToolRefusal` when the result lies outside every root.
+   */
+  resolveInside(path: string): Promise<string>;
+  /** Whether a real absolute path lies in a root (no filesystem access). */
+  contains(realPath: string): boolean;
+  /** Record that `realPath` was read with the given stat. */
+  recordRead(realPath: string, st: { mtimeMs: number; size: number }): void;
+  /**
+   * Throws `ToolRefusal` unless `realPath` was Read in this session and is unchanged on disk
+   * since (mtime and size). `verb` names the action for the message ("edit", "overwrite").
+   */
+  assertFresh(realPath: string, verb: string): Promise<void>;
+}
+
+export interface WorkspaceOptions {
+  /** The working directory; it is always a root. */
+  readonly cwd: string;
+  /** More roots (`--add-dir`). */
+  readonly roots?: readonly string[];
+  /** Home directory for `~/` paths; default `os.homedir()`. */
+  readonly homeDir?: string;
+}
+
+export function createWorkspace(options: WorkspaceOptions): Workspace {
+  const cwd = realpathSync(resolve(options.cwd));
+  const roots = [cwd, ...(options.roots ?? []).map((r) => realpathSync(resolve(cwd, r)))];
+  const home = options.homeDir ?? homedir();
+  const readFiles = new Map<string, ReadRecord>();
+
+  const contains = (p: string): boolean =>
+    roots.some((root) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep));
+
+  const absolute = (p: string): string => {
+    if (p === '~') return home;
+    if (p.startsWith('~/')) return resolve(home, p.slice(2));
+    return isAbsolute(p) ? resolve(p) : resolve(cwd, p);
+  };
+
+  /**
+   * realpath of `abs`, or for a path that does not exist, realpath of its nearest existing
+   * parent plus the missing tail. A dangling symlink on the way is followed to its target, so
+   * writing through it can never escape the roots.
+   */
+  async function realOrNearestParent(abs: string, hops = 0): Promise<string> {
+    if (hops > 40) throw new ToolRefusal(`Too many levels of symbolic links resolving ${abs}.`);
+    const missing: string[] = [];
+    let current = abs;
+    for (;;) {
+      try {
+        const real = await realpath(current);
+        return missing.length === 0 ? real : resolve(real, ...missing.reverse());
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+        const link = await lstat(current).then((s) => s.isSymbolicLink(), () => false);
+        if (link) {
+          const target = resolve(dirname(current), await readlink(current));
+          return realOrNearestParent(resolve(target, ...missing.reverse()), hops + 1);
+        }
+        const parent = dirname(current);
+        if (parent === current) return abs;
+        missing.push(basename(current));
+        current = parent;
+      }
+    }
+  }
+
+  return {
+    roots,
+    cwd,
+    readFiles,
+    contains,
+    async resolveInside(path) {
+      if (typeof path !== 'string' || path.length === 0) {
+        throw new ToolRefusal('The path is empty. Give an absolute path or one relative to the working directory.');
+      }
+      const abs = absolute(path);
+      const real = await realOrNearestParent(abs);
+      if (!contains(real)) {
+        const where = real === abs ? abs : `${abs} (which resolves to ${real})`;
+        throw new ToolRefusal(
+          `Access denied: ${where} is outside the workspace (${roots.join(', ')}). ` +
+            'Only files inside the workspace can be used; work with a path inside it instead.',
+        );
+      }
+      return real;
+    },
+    recordRead(realPath, st) {
+      readFiles.set(realPath, { mtimeMs: st.mtimeMs, size: st.size, readAt: Date.now() });
+    },
+    async assertFresh(realPath, verb) {
+      const record = readFiles.get(realPath);
+      if (!record) {
+        throw new ToolRefusal(
+          `Refusing to ${verb} ${realPath}: it has not been read in this session. Read it with the Read tool first, then retry.`,
+        );
+      }
+      const st = await stat(realPath);
+      if (st.mtimeMs !== record.mtimeMs || st.size !== record.size) {
+        throw new ToolRefusal(
+          `Refusing to ${verb} ${realPath}: it was modified on disk since it was last read. Read it again to see the current content, then retry.`,
+        );
+      }
+    },
+  };
+}
