@@ -34,19 +34,36 @@ export interface GovernorInput extends QueryTracking {
   readonly signal: AbortSignal;
 }
 
-export type GovernorDecision =
-  /** Send `messages` as they are (they may be a cheaper view, e.g. truncated tool results). */
-  | { readonly type: 'ok'; readonly messages: readonly MessageParam[] }
-  /** History was compacted: the loop continues with `messages` and emits the boundary. */
-  | { readonly type: 'compacted'; readonly messages: readonly MessageParam[]; readonly boundary: CompactBoundary }
-  /** Over the blocking line and nothing freed enough: terminal `blocking_limit`, no request. */
-  | { readonly type: 'blocking_limit'; readonly message: string }
-  /** Compaction refilled at once: terminal `rapid_refill_breaker`. */
-  | { readonly type: 'rapid_refill_breaker'; readonly message: string };
+/**
+ * What the governor did besides its decision, for the loop to emit in this order before acting
+ * on the decision: boundaries of the cheap layers (trigger 'snip' / 'microcompact'), warnings
+ * (e.g. code 'autocompact_disabled' when the circuit breaker trips, 'tool_result_not_stored').
+ */
+export type GovernorNotice =
+  | { readonly type: 'compact_boundary'; readonly boundary: CompactBoundary }
+  | { readonly type: 'warning'; readonly message: string; readonly code: string };
 
-export type ReactiveCompactResult =
-  | { readonly type: 'compacted'; readonly messages: readonly MessageParam[]; readonly boundary: CompactBoundary }
-  | { readonly type: 'failed'; readonly message: string };
+interface WithNotices {
+  readonly notices?: readonly GovernorNotice[];
+}
+
+export type GovernorDecision = WithNotices &
+  (
+    /** Send `messages` as they are (they may be a cheaper view, e.g. truncated tool results). */
+    | { readonly type: 'ok'; readonly messages: readonly MessageParam[] }
+    /** History was compacted: the loop continues with `messages` and emits the boundary. */
+    | { readonly type: 'compacted'; readonly messages: readonly MessageParam[]; readonly boundary: CompactBoundary }
+    /** Over the blocking line and nothing freed enough: terminal `blocking_limit`, no request. */
+    | { readonly type: 'blocking_limit'; readonly message: string }
+    /** Compaction refilled at once: terminal `rapid_refill_breaker`. */
+    | { readonly type: 'rapid_refill_breaker'; readonly message: string }
+  );
+
+export type ReactiveCompactResult = WithNotices &
+  (
+    | { readonly type: 'compacted'; readonly messages: readonly MessageParam[]; readonly boundary: CompactBoundary }
+    | { readonly type: 'failed'; readonly message: string }
+  );
 
 export interface ContextGovernor {
   /** Before every model call (SPEC §2 step 3). Emits exactly one decision, then completes. */

@@ -105,6 +105,17 @@ export const assistantMessageSchema = z.looseObject({
   stop_sequence: z.string().nullable().optional(),
   usage: usageSchema,
 });
-export type AssistantMessage = Omit<z.infer<typeof assistantMessageSchema>, 'content'> & {
+/**
+ * Written out rather than `Omit<z.infer<...>, 'content'>`: `Omit` over a loose object collapses
+ * the known keys into its index signature, which typed `usage`, `stop_reason`, ... as `unknown`.
+ */
+export interface AssistantMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
   content: AssistantContentBlock[];
-};
+  stop_reason: StopReason | null;
+  stop_sequence?: string | null | undefined;
+  usage: Usage;
+}

@@ -1,0 +1,83 @@
+/** What the decide functions return, and the history bookkeeping they share. Pure. */
+import type { AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
+import type { ToolEvent } from '../tools/types.js';
+import type { Appended } from './transitions.js';
+import type { LoopError, LoopState, TerminalReason, UserMessageReason } from './types.js';
+
+export type ToolBatch = Extract<ToolEvent, { type: 'tool_batch' }>;
+
+/** How one model call (and its tools) went, as collected by `runIteration`. */
+export interface ResponseOutcome {
+  /** The complete assistant message, if the response finished. */
+  readonly message: AssistantMessage | undefined;
+  readonly messageUuid: string | undefined;
+  /** The failure of the model call, if any (after transport retries and fallback). */
+  readonly error: unknown;
+  /** Complete tool_use blocks seen while streaming, in order. */
+  readonly toolUses: readonly ToolUseBlock[];
+  /** Results delivered so far, by tool_use_id. */
+  readonly results: ReadonlyMap<string, ToolResultBlock>;
+  readonly batch: ToolBatch | undefined;
+}
+
+/** A message added to the history by a decision, reported as an event. */
+export interface Addition {
+  readonly message: MessageParam;
+  readonly uuid: string;
+  /** For user messages. */
+  readonly reason: UserMessageReason | undefined;
+  readonly isMeta: boolean;
+}
+
+export type Decision =
+  | {
+      readonly type: 'terminal';
+      readonly reason: TerminalReason;
+      readonly error?: LoopError;
+      readonly additions: readonly Addition[];
+      readonly warnings: readonly string[];
+    }
+  | { readonly type: 'continue'; readonly state: LoopState; readonly additions: readonly Addition[]; readonly warnings: readonly string[] }
+  /** Ask the Stop hook, then call `decideAfterStopHook`. */
+  | { readonly type: 'run_stop_hook' }
+  /** Ask the PostToolBatch hook, then call `decideAfterPostToolBatch`. */
+  | { readonly type: 'run_post_tool_batch' };
+
+export interface DecideConfig {
+  readonly maxTurns: number;
+  readonly hasStopHook: boolean;
+  readonly hasPostToolBatchHook: boolean;
+  readonly tokenBudget: number | undefined;
+  readonly isSubagent: boolean;
+  readonly newId: () => string;
+}
+
+export function terminal(
+  reason: TerminalReason,
+  extra: { error?: LoopError; additions?: readonly Addition[]; warnings?: readonly string[] } = {},
+): Decision {
+  return {
+    type: 'terminal',
+    reason,
+    ...(extra.error ? { error: extra.error } : {}),
+    additions: extra.additions ?? [],
+    warnings: extra.warnings ?? [],
+  };
+}
+
+/** One copy of the history per continue site (the request needs the array anyway). */
+export function appendAll(state: LoopState, additions: readonly Addition[]): Appended {
+  if (additions.length === 0) return { messages: state.messages, uuids: state.messageUuids };
+  return {
+    messages: [...state.messages, ...additions.map((a) => a.message)],
+    uuids: [...state.messageUuids, ...additions.map((a) => a.uuid)],
+  };
+}
+
+export function assistantAddition(message: MessageParam, uuid: string): Addition {
+  return { message, uuid, reason: undefined, isMeta: false };
+}
+
+export function userAddition(message: MessageParam, uuid: string, reason: UserMessageReason, isMeta: boolean): Addition {
+  return { message, uuid, reason, isMeta };
+}

@@ -1,0 +1,120 @@
+/**
+ * Pure helpers over messages and the texts the loop adds to the conversation (our own wording).
+ * No RxJS here.
+ */
+import type {
+  AssistantContentBlock,
+  AssistantMessage,
+  MessageParam,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../protocol/content.js';
+
+export type UserMessage = MessageParam & { readonly role: 'user' };
+
+export const CONTINUATION_TEXT =
+  'Your previous reply was cut off by the output limit. Pick up exactly where it stopped, ' +
+  'without apologising or repeating what you already wrote. If the remaining work is large, ' +
+  'split it into smaller steps.';
+
+export const MALFORMED_TOOL_USE_TEXT =
+  'Your last reply said it would use a tool, but no complete tool call arrived. ' +
+  'If you meant to call a tool, send the call again with its full input; otherwise answer in text.';
+
+export const THINKING_ONLY_NUDGE_TEXT =
+  'Your last reply contained only private reasoning and nothing for the user. ' +
+  'Please write your answer as visible text.';
+
+export const ORPHAN_RESULT_TEXT = 'The tool call did not finish: the response it belonged to was interrupted.';
+export const INTERRUPTED_RESULT_TEXT = 'The user interrupted this tool call.';
+
+export function repeatedCallText(name: string, count: number): string {
+  return (
+    `You have called ${name} with exactly the same input ${count} times in a row, so it was not run again. ` +
+    'The earlier results still apply; change the input or take a different approach.'
+  );
+}
+
+export function tokenBudgetText(used: number, budget: number): string {
+  const left = Math.max(0, budget - used);
+  return `Token budget for this turn: ${used} of ${budget} used, ${left} left. Keep working on the task.`;
+}
+
+export function userText(text: string): UserMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+export function toolUsesOf(message: AssistantMessage): ToolUseBlock[] {
+  const uses: ToolUseBlock[] = [];
+  for (const block of message.content) if (block.type === 'tool_use') uses.push(block);
+  return uses;
+}
+
+export function textOf(message: AssistantMessage): string {
+  let text = '';
+  for (const block of message.content) if (block.type === 'text') text += block.text;
+  return text;
+}
+
+/** Only thinking (or redacted thinking) and no visible text or tool call. */
+export function isThinkingOnly(message: AssistantMessage): boolean {
+  let thinking = false;
+  for (const block of message.content) {
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') thinking = true;
+    else if (block.type === 'text' && block.text.trim() !== '') return false;
+    else if (block.type === 'tool_use') return false;
+  }
+  return thinking;
+}
+
+function isThinkingBlock(block: AssistantContentBlock): boolean {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
+}
+
+/**
+ * The assistant message as it may be replayed: no trailing thinking block (the API refuses a
+ * thinking block last in a message), no empty text blocks. `undefined` when nothing is left.
+ */
+export function replayable(message: AssistantMessage): MessageParam | undefined {
+  let content: AssistantContentBlock[] = message.content.filter((b) => !(b.type === 'text' && b.text === ''));
+  while (content.length > 0 && isThinkingBlock(content[content.length - 1]!)) content = content.slice(0, -1);
+  if (content.length === 0) return undefined;
+  return { role: 'assistant', content };
+}
+
+/** Thinking blocks are bound to the model that signed them: remove them before a model switch. */
+export function stripThinking(messages: readonly MessageParam[]): MessageParam[] {
+  return messages.map((m) => {
+    if (m.role !== 'assistant' || typeof m.content === 'string') return m;
+    const content = m.content.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking');
+    if (content.length === m.content.length) return m;
+    return { ...m, content: content.length > 0 ? content : [{ type: 'text', text: '(no visible content)' }] };
+  });
+}
+
+export function errorResult(toolUseId: string, text: string): ToolResultBlock {
+  return { type: 'tool_result', tool_use_id: toolUseId, content: text, is_error: true };
+}
+
+/** Results in tool_use order; a tool_use with no result gets a synthetic error result. */
+export function completeResults(
+  toolUses: readonly ToolUseBlock[],
+  results: ReadonlyMap<string, ToolResultBlock>,
+  missingText: string,
+): ToolResultBlock[] {
+  return toolUses.map((use) => results.get(use.id) ?? errorResult(use.id, missingText));
+}
+
+/** Append a text block to the last user message (a nudge that does not add a turn). */
+export function appendToLastUser(messages: readonly MessageParam[], text: string): MessageParam[] {
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== 'user') return [...messages, userText(text)];
+  const block: TextBlock = { type: 'text', text };
+  const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }, block] : [...last.content, block];
+  return [...messages.slice(0, -1), { ...last, content }];
+}
+
+export function toolResultsMessage(results: readonly ToolResultBlock[], extra: readonly TextBlock[] = []): UserMessage {
+  return { role: 'user', content: [...results, ...extra] };
+}

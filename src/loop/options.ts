@@ -1,0 +1,83 @@
+/** `agentLoop` options and the dependencies tests inject. */
+import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
+import type { MessageParam } from '../protocol/content.js';
+import type { MessagesRequest, ThinkingConfig } from '../protocol/request.js';
+import type { AssemblyOutput } from '../assembly/types.js';
+import type { MessagesClient, StreamCallOptions, TransportOutput } from '../transport/types.js';
+import type { SharedContext, Tool, ToolEvent } from '../tools/types.js';
+import type { CanUseTool, ToolHooks } from '../tools/hooks.js';
+import type { ContextGovernor, LoopHooks, TranscriptSink } from './seams.js';
+import type { CostBudget, PriceTable } from './pricing.js';
+
+/** What the loop hands the tool scheduler of one iteration (a fresh one each time). */
+export interface ToolSchedulerInput {
+  readonly tools: readonly Tool[];
+  readonly shared: SharedContext;
+  readonly hooks: ToolHooks | undefined;
+  readonly canUseTool: CanUseTool | undefined;
+}
+export type ToolSchedulerFactory = (input: ToolSchedulerInput) => OperatorFunction<AssemblyOutput, ToolEvent>;
+
+export type CallModel = (request: MessagesRequest, options?: StreamCallOptions) => Observable<TransportOutput>;
+
+export interface LoopDeps {
+  /** Replaces `client.stream`: cold, one subscription = one request (with its retries). */
+  readonly callModel?: CallModel;
+  /** Replaces `scheduleTools` from `operators/` (tests inject fake timing). */
+  readonly scheduleTools?: ToolSchedulerFactory;
+  readonly uuid?: () => string;
+  /** Milliseconds, for `durationMs`. Default: the scheduler's now(). */
+  readonly now?: () => number;
+  /** Trampoline scheduler between iterations. Default `queueScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+export interface AgentLoopHooks extends LoopHooks, ToolHooks {}
+
+export interface AgentLoopOptions {
+  readonly model: string;
+  /** Needed unless `deps.callModel` is given. */
+  readonly client?: MessagesClient;
+  readonly system?: string;
+  readonly tools?: readonly Tool[];
+  /** History to continue from. */
+  readonly messages?: readonly MessageParam[];
+  /** A new user prompt appended to `messages`. */
+  readonly prompt?: string | MessageParam;
+  /** Iterations that start a new turn (SPEC §1). Default: unlimited. */
+  readonly maxTurns?: number;
+  /** `max_tokens` of each request. Default 32000. */
+  readonly maxOutputTokens?: number;
+  readonly thinking?: ThinkingConfig;
+  readonly hooks?: AgentLoopHooks;
+  readonly canUseTool?: CanUseTool;
+  /** Used for the rest of the run when the primary model stays overloaded after its retries. */
+  readonly fallbackModel?: string;
+  /** USD cap, checked before every model call. Ignored when `budget` is given. */
+  readonly maxBudgetUsd?: number;
+  /** A budget shared with other loops (subagents). */
+  readonly budget?: CostBudget;
+  readonly prices?: PriceTable;
+  /** Output tokens per user turn to keep working towards (SPEC §8). */
+  readonly tokenBudget?: number;
+  /** Subagents never continue on a token budget. */
+  readonly isSubagent?: boolean;
+  readonly contextGovernor?: ContextGovernor;
+  readonly transcript?: TranscriptSink;
+  /** Initial tool context. */
+  readonly shared?: SharedContext;
+  /** Identical consecutive tool calls refused from this count on. Default 3; 0 disables. */
+  readonly repeatedToolCallLimit?: number;
+  /** Aborting ends the loop with `aborted_streaming` / `aborted_tools` (a terminal is emitted). */
+  readonly signal?: AbortSignal;
+  /** Query tracking: defaults to a fresh uuid and 0. */
+  readonly chainId?: string;
+  readonly depth?: number;
+  readonly deps?: LoopDeps;
+}
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
+export const MALFORMED_TOOL_USE_RETRY_LIMIT = 1;
+export const STOP_HOOK_BLOCK_CAP = 8;
+export const DEFAULT_REPEATED_TOOL_CALL_LIMIT = 3;

@@ -1,0 +1,78 @@
+/**
+ * Every continue site builds a complete new `LoopState` here, named after its transition
+ * reason. Each function lists every field it changes; the rest is carried over unchanged, and
+ * `depth` grows by one for every new iteration (SPEC §2 step 2).
+ */
+import type { MessageParam } from '../protocol/content.js';
+import type { SharedContext } from '../tools/types.js';
+import type { LoopState, TransitionReason } from './types.js';
+
+export interface Appended {
+  readonly messages: readonly MessageParam[];
+  readonly uuids: readonly string[];
+}
+
+function advance(state: LoopState, reason: TransitionReason, history: Appended | undefined): LoopState {
+  return {
+    ...state,
+    messages: history ? history.messages : state.messages,
+    messageUuids: history ? history.uuids : state.messageUuids,
+    depth: state.depth + 1,
+    transition: { reason },
+  };
+}
+
+/** A tool batch was fed back: a new turn, the per-turn recovery counters start again. */
+export function nextTurn(state: LoopState, history: Appended, shared: SharedContext): LoopState {
+  return {
+    ...advance(state, 'next_turn', history),
+    turnCount: state.turnCount + 1,
+    shared,
+    maxOutputTokensRecoveryCount: 0,
+    malformedToolUseRetryCount: 0,
+    thinkingOnlyNudged: false,
+    hasAttemptedReactiveCompact: false,
+    stopHookActive: false,
+    stopHookBlockCount: 0,
+  };
+}
+
+export function maxOutputTokensRecovery(state: LoopState, history: Appended): LoopState {
+  return {
+    ...advance(state, 'max_output_tokens_recovery', history),
+    maxOutputTokensRecoveryCount: state.maxOutputTokensRecoveryCount + 1,
+  };
+}
+
+export function malformedToolUseRetry(state: LoopState, history: Appended): LoopState {
+  return {
+    ...advance(state, 'malformed_tool_use_retry', history),
+    malformedToolUseRetryCount: state.malformedToolUseRetryCount + 1,
+  };
+}
+
+export function thinkingOnlyNudge(state: LoopState, history: Appended): LoopState {
+  return { ...advance(state, 'thinking_only_nudge', history), thinkingOnlyNudged: true };
+}
+
+/** The flag survives Stop-hook re-entries: one reactive compaction per user turn. */
+export function reactiveCompactRetry(state: LoopState, history: Appended): LoopState {
+  return { ...advance(state, 'reactive_compact_retry', history), hasAttemptedReactiveCompact: true };
+}
+
+export function stopHookBlocking(state: LoopState, history: Appended): LoopState {
+  return {
+    ...advance(state, 'stop_hook_blocking', history),
+    turnCount: state.turnCount + 1,
+    stopHookActive: true,
+    stopHookBlockCount: state.stopHookBlockCount + 1,
+  };
+}
+
+export function tokenBudgetContinuation(state: LoopState, history: Appended, increment: number): LoopState {
+  return {
+    ...advance(state, 'token_budget_continuation', history),
+    tokenBudgetContinuations: state.tokenBudgetContinuations + 1,
+    tokenBudgetIncrements: [...state.tokenBudgetIncrements, increment],
+  };
+}
