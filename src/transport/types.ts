@@ -48,4 +48,9 @@ export interface StreamCallOptions {
   readonly maxRetries?: number;
   /** Extra headers for this call only. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Who is asking (e.g. 'compact' for a summarization call), for logs and debug events. Never
+   * sent to the API. Compaction calls are exempt from the blocking-limit check.
+   */
+  readonly querySource?: string;
 }

@@ -1,0 +1,49 @@
+/**
+ * Context window and output limits per model (SPEC §6). The table is matched by the longest
+ * prefix of the model id, so dated ids (`claude-sonnet-4-5-20250929`) find their family; an
+ * unknown model gets `DEFAULT_MODEL_LIMITS`. Callers override or extend it per governor.
+ */
+
+export interface ModelLimits {
+  /** Input + output tokens the model accepts in one request. */
+  readonly contextWindow: number;
+  /** The largest `max_tokens` the model accepts. */
+  readonly maxOutputTokens: number;
+}
+
+export type ModelLimitsTable = Readonly<Record<string, ModelLimits>>;
+
+export const DEFAULT_MODEL_LIMITS: ModelLimits = { contextWindow: 200_000, maxOutputTokens: 32_000 };
+
+/** Keys are id prefixes. The longest matching prefix wins. */
+export const MODEL_LIMITS: ModelLimitsTable = {
+  'claude-opus-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-opus-4-1': { contextWindow: 200_000, maxOutputTokens: 32_000 },
+  'claude-opus-4': { contextWindow: 200_000, maxOutputTokens: 32_000 },
+  'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-sonnet-4': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-haiku-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-3-7-sonnet': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-3-5-sonnet': { contextWindow: 200_000, maxOutputTokens: 8_192 },
+  'claude-3-5-haiku': { contextWindow: 200_000, maxOutputTokens: 8_192 },
+};
+
+/**
+ * The limits of `model`: the longest prefix match in `overrides` first, then in the built-in
+ * table, then `fallback`. Overrides win even when shorter, so a caller's word is final.
+ */
+export function modelLimits(
+  model: string,
+  overrides: ModelLimitsTable = {},
+  fallback: ModelLimits = DEFAULT_MODEL_LIMITS,
+): ModelLimits {
+  return longestPrefixMatch(model, overrides) ?? longestPrefixMatch(model, MODEL_LIMITS) ?? fallback;
+}
+
+function longestPrefixMatch(model: string, table: ModelLimitsTable): ModelLimits | undefined {
+  let best: string | undefined;
+  for (const key of Object.keys(table)) {
+    if (model.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : table[best];
+}
