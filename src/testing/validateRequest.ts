@@ -23,7 +23,7 @@ export function validateMessagesRequest(body: unknown): string[] {
 
   const parsed = messagesRequestSchema.safeParse(body);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+    for (const issue of flattenIssues(parsed.error.issues, [])) {
       // A non-object tool_use input is reported by the structural check, in clearer words.
       if (isToolUseInputPath(body, issue.path)) continue;
       errors.push(`${formatPath(issue.path)}: ${issue.message}`);
@@ -214,6 +214,31 @@ function blocksOf(message: Json): [number, Json][] {
   content.forEach((block: unknown, k) => {
     if (isObject(block)) out.push([k, block]);
   });
+  return out;
+}
+
+interface SchemaIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly code?: string;
+  readonly errors?: readonly (readonly SchemaIssue[])[];
+}
+
+/**
+ * zod reports a failed union (content: string | blocks) as one vague "Invalid input" at the union;
+ * descend into the branch that got furthest, so the message points at the offending block field.
+ */
+function flattenIssues(issues: readonly SchemaIssue[], prefix: readonly PropertyKey[]): SchemaIssue[] {
+  const out: SchemaIssue[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    const branches = issue.code === 'invalid_union' ? (issue.errors ?? []) : [];
+    const deepest = branches
+      .map((branch) => ({ branch, depth: Math.max(0, ...branch.map((i) => i.path.length)) }))
+      .sort((a, b) => b.depth - a.depth)[0];
+    if (deepest && deepest.depth > 0) out.push(...flattenIssues(deepest.branch, path));
+    else out.push({ path, message: issue.message });
+  }
   return out;
 }
 
