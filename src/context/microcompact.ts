@@ -24,6 +24,8 @@ export interface MicrocompactResult {
   readonly messages: readonly MessageParam[];
   readonly clearedResults: number;
   readonly tokensFreed: number;
+  /** Indexes of the messages that were replaced (the same in input and output). */
+  readonly changedIndexes: readonly number[];
 }
 
 /**
@@ -38,6 +40,7 @@ export function microcompact(messages: readonly MessageParam[], options: Microco
   let out: MessageParam[] | undefined;
   let clearedResults = 0;
   let tokensFreed = 0;
+  const changedIndexes: number[] = [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
     if (message.role === 'assistant') {
@@ -51,10 +54,13 @@ export function microcompact(messages: readonly MessageParam[], options: Microco
     if (cleared.message === message) continue;
     out ??= messages.slice();
     out[i] = cleared.message;
+    changedIndexes.push(i);
     clearedResults += cleared.cleared;
     tokensFreed += estimateMessageTokens(message) - estimateMessageTokens(cleared.message);
   }
-  return out ? { messages: out, clearedResults, tokensFreed } : { messages, clearedResults: 0, tokensFreed: 0 };
+  return out
+    ? { messages: out, clearedResults, tokensFreed, changedIndexes }
+    : { messages, clearedResults: 0, tokensFreed: 0, changedIndexes };
 }
 
 function clearMessage(
