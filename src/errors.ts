@@ -14,7 +14,9 @@ export type RxAgentErrorKind =
   | 'assembly'
   | 'tool'
   | 'configuration'
-  | 'aborted';
+  | 'aborted'
+  /** Transcript persistence (src/session/): locked, missing, or a failed write. */
+  | 'session';
 
 export abstract class RxAgentError extends Error {
   abstract readonly kind: RxAgentErrorKind;

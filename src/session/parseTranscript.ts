@@ -1,0 +1,66 @@
+/**
+ * Parses the text of a JSONL transcript into records, skipping (with a warning naming the line)
+ * whatever cannot be trusted: a trailing line without its newline (the writer died mid-write) and
+ * corrupt lines in the middle. Pure and linear: one JSON.parse and one schema check per line.
+ */
+import { sessionRecordSchema, type SessionRecord } from './records.js';
+import type { SessionWarning } from './warnings.js';
+
+export interface ParsedTranscript {
+  readonly records: SessionRecord[];
+  readonly warnings: SessionWarning[];
+}
+
+export function parseTranscript(text: string): ParsedTranscript {
+  const records: SessionRecord[] = [];
+  const warnings: SessionWarning[] = [];
+  let start = 0;
+  let lineNumber = 0;
+  while (start < text.length) {
+    lineNumber++;
+    const end = text.indexOf('\n', start);
+    if (end === -1) {
+      // Every append ends with '\n', so a last line without one was cut off by a crash. Even if
+      // it happens to parse, its append never resolved: the loop never relied on it.
+      warnings.push({
+        kind: 'partial_trailing_line',
+        line: lineNumber,
+        message: `line ${lineNumber}: the last line is incomplete (${text.length - start} bytes without a newline; the writer stopped mid-write) and was skipped`,
+      });
+      break;
+    }
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (line.trim() === '') continue;
+    parseLine(line, lineNumber, records, warnings);
+  }
+  return { records, warnings };
+}
+
+function parseLine(line: string, lineNumber: number, records: SessionRecord[], warnings: SessionWarning[]): void {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch (error) {
+    warnings.push({
+      kind: 'invalid_json',
+      line: lineNumber,
+      message: `line ${lineNumber}: not valid JSON (${error instanceof Error ? error.message : String(error)}); skipped: ${preview(line)}`,
+    });
+    return;
+  }
+  const parsed = sessionRecordSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.join('.') || 'record'}: ${issue.message}`)
+      .join('; ');
+    warnings.push({ kind: 'invalid_record', line: lineNumber, message: `line ${lineNumber}: not a transcript record (${issues}); skipped` });
+    return;
+  }
+  records.push(parsed.data);
+}
+
+function preview(line: string): string {
+  return JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line);
+}

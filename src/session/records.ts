@@ -1,0 +1,110 @@
+/**
+ * One line of a session transcript (JSONL). Records form a chain through `parentUuid` (null for
+ * the first record of a file); the writer links each record to the one appended before it, so a
+ * file read top to bottom is the chain.
+ *
+ * Message-bearing records (`user`, `assistant`, `summary`) carry a wire-ready `MessageParam`
+ * (`{ role, content }` only); the assistant's API metadata (id, model, stop reason, usage) sits
+ * next to it, so rebuilding the request view never has to strip fields.
+ *
+ * The schemas are `looseObject`: a newer version may add fields, and an old reader must still be
+ * able to resume the session.
+ */
+import { z } from 'zod';
+import { messageParamSchema, stopReasonSchema, usageSchema } from '../protocol/content.js';
+
+/** The ways a boundary can be drawn (kept in step with `CompactTrigger` of src/loop/types.ts). */
+export const compactTriggerSchema = z.enum(['auto', 'reactive', 'manual', 'snip', 'microcompact']);
+
+const recordBase = {
+  uuid: z.string().min(1),
+  /** The record before this one in the chain; null for the first record of the session. */
+  parentUuid: z.string().min(1).nullable(),
+  sessionId: z.string().min(1),
+  /** ISO 8601, e.g. `2026-01-02T03:04:05.678Z`. */
+  timestamp: z.iso.datetime(),
+  /** The workspace the session ran in. */
+  cwd: z.string(),
+  /** The rxagent version that wrote the record. */
+  version: z.string(),
+  /** Query tracking of the loop event that produced the record (SPEC §2). */
+  chainId: z.string().optional(),
+  depth: z.number().int().nonnegative().optional(),
+};
+
+export const userRecordSchema = z.looseObject({
+  ...recordBase,
+  type: z.literal('user'),
+  message: messageParamSchema.extend({ role: z.literal('user') }),
+  /** Why the message entered the history (`prompt`, `tool_results`, ...: `UserMessageReason`). */
+  reason: z.string().optional(),
+  /** Hidden from transcripts shown to people (continuation prompts, nudges). */
+  isMeta: z.boolean().optional(),
+});
+
+export const assistantRecordSchema = z.looseObject({
+  ...recordBase,
+  type: z.literal('assistant'),
+  message: messageParamSchema.extend({ role: z.literal('assistant') }),
+  /** The API's message id (`msg_...`). */
+  messageId: z.string().optional(),
+  model: z.string().optional(),
+  stopReason: stopReasonSchema.nullable().optional(),
+  usage: usageSchema.optional(),
+});
+
+/** History before this point is replaced by the `summary` records that follow it. */
+export const compactBoundaryRecordSchema = z.looseObject({
+  ...recordBase,
+  type: z.literal('compact_boundary'),
+  trigger: compactTriggerSchema,
+  preTokens: z.number().nonnegative(),
+  postTokens: z.number().nonnegative(),
+});
+
+/** One message of a compacted view (the summary itself, or a message kept verbatim). */
+export const summaryRecordSchema = z.looseObject({
+  ...recordBase,
+  type: z.literal('summary'),
+  message: messageParamSchema,
+});
+
+/** An event worth keeping that is not part of the conversation (init, fork origin, ...). */
+export const systemRecordSchema = z.looseObject({
+  ...recordBase,
+  type: z.literal('system'),
+  subtype: z.string().min(1),
+  data: z.unknown().optional(),
+});
+
+/** Earlier message records to remove from the view (a failed attempt before a model fallback). */
+export const tombstoneRecordSchema = z.looseObject({
+  ...recordBase,
+  type: z.literal('tombstone'),
+  uuids: z.array(z.string().min(1)),
+});
+
+export const sessionRecordSchema = z.discriminatedUnion('type', [
+  userRecordSchema,
+  assistantRecordSchema,
+  compactBoundaryRecordSchema,
+  summaryRecordSchema,
+  systemRecordSchema,
+  tombstoneRecordSchema,
+]);
+
+export type UserRecord = z.infer<typeof userRecordSchema>;
+export type AssistantRecord = z.infer<typeof assistantRecordSchema>;
+export type CompactBoundaryRecord = z.infer<typeof compactBoundaryRecordSchema>;
+export type SummaryRecord = z.infer<typeof summaryRecordSchema>;
+export type SystemRecord = z.infer<typeof systemRecordSchema>;
+export type TombstoneRecord = z.infer<typeof tombstoneRecordSchema>;
+export type SessionRecord = z.infer<typeof sessionRecordSchema>;
+export type SessionRecordType = SessionRecord['type'];
+
+/** Records that carry a message of the conversation. */
+export type MessageRecord = UserRecord | AssistantRecord | SummaryRecord;
+
+export function isMessageRecord(record: SessionRecord): record is MessageRecord {
+  return record.type === 'user' || record.type === 'assistant' || record.type === 'summary';
+}
