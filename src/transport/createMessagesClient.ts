@@ -1,0 +1,218 @@
+/**
+ * The Messages API client: `stream(request)` is a cold Observable of validated stream events plus
+ * the transport's own `api_retry` / `stream_retry` / `debug` events.
+ *
+ * ```
+ * stream(req):  --s-d-d-X                      (attempt 1 fails after message_start)
+ *                        R----                 (stream_retry announced, then the wait)
+ *                             --s-d-d-x|       (attempt 2 from the start)
+ * ```
+ *
+ * - One pooled undici dispatcher per client (`close()` releases it).
+ * - Nothing is sent before subscribe; each subscription is one request with its retries.
+ *   Unsubscribe aborts the running request and closes its socket, or cancels a pending wait.
+ * - Each retry is announced before its wait: `api_retry` when nothing of the failed attempt was
+ *   emitted, `stream_retry` when its events were (consumers discard since the last message_start).
+ * - Waits use `timer(delay, scheduler)`; the idle timeout is an RxJS `timeout` whose timer restarts
+ *   with every chunk of bytes. Both are virtual-time friendly.
+ * - The API key never appears in an error, an event or a log: messages pass through `redact`.
+ *
+ * ## Example
+ * ```ts
+ * import { createMessagesClient } from 'rxagent';
+ *
+ * const client = createMessagesClient({ apiKey: process.env.ANTHROPIC_API_KEY! });
+ * client.stream({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }] })
+ *   .subscribe({ next: (e) => console.log(e.type), complete: () => void client.close() });
+ * ```
+ * @see {@link decodeSSE} which decodes each response body.
+ */
+import {
+  asyncScheduler,
+  concat,
+  defer,
+  ignoreElements,
+  type Observable,
+  of,
+  type SchedulerLike,
+  tap,
+  throwError,
+  timeout,
+  timer,
+  catchError,
+  EMPTY,
+} from 'rxjs';
+import { Agent } from 'undici';
+import { ConfigurationError, ConnectionError, StreamIdleTimeout, redact } from '../errors.js';
+import type { MessagesRequest } from '../protocol/request.js';
+import { decodeSSE } from './decodeSSE.js';
+import { fromMessagesResponse } from './fromMessagesResponse.js';
+import { ApiError } from '../errors.js';
+import { DEFAULT_MAX_RETRIES, decideRetry, retryErrorType, type BackoffOptions } from './retryPolicy.js';
+import type { MessagesClient, StreamCallOptions, TransportOutput } from './types.js';
+
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+export interface MessagesClientOptions {
+  /** Default `https://api.anthropic.com`; a path prefix (a proxy's) is kept. */
+  readonly baseURL?: string;
+  readonly apiKey: string;
+  /** Extra headers on every request; they may override the defaults (lower-cased). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Retries after the first attempt (default 10); per call overridable. */
+  readonly maxRetries?: number;
+  /** No bytes for this long fails the attempt with `StreamIdleTimeout` (default 120 s; 0 = off). */
+  readonly idleTimeoutMs?: number;
+  /** The first retry's backoff before jitter (default 500 ms); doubles per retry. */
+  readonly retryBaseDelayMs?: number;
+  /** Cap of the backoff (default 32 s). */
+  readonly retryMaxDelayMs?: number;
+  /** Jitter source, uniform in [0, 1) (default `Math.random`). */
+  readonly random?: () => number;
+  /** Scheduler of the retry waits and the clock for `retry-after` dates (default `asyncScheduler`). */
+  readonly scheduler?: SchedulerLike;
+  /** Scheduler of the idle timeout (default `asyncScheduler`); separate so a test can fake only waits. */
+  readonly idleScheduler?: SchedulerLike;
+  /** The SSE parser's buffer cap in characters (see `decodeSSE`). */
+  readonly maxBufferSize?: number;
+  /** Max sockets of the pooled dispatcher per origin (default: unlimited). */
+  readonly connections?: number;
+}
+
+export interface ClosableMessagesClient extends MessagesClient {
+  /** Releases the pooled sockets; waits for requests still running (unsubscribe them first). */
+  close(): Promise<void>;
+}
+
+export function createMessagesClient(options: MessagesClientOptions): ClosableMessagesClient {
+  const { apiKey } = options;
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    throw new ConfigurationError('createMessagesClient needs a non-empty apiKey');
+  }
+  const endpoint = messagesEndpoint(options.baseURL ?? DEFAULT_BASE_URL);
+  const clientMaxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const idleScheduler = options.idleScheduler ?? asyncScheduler;
+  const backoff: BackoffOptions = {
+    ...(options.retryBaseDelayMs !== undefined && { baseDelayMs: options.retryBaseDelayMs }),
+    ...(options.retryMaxDelayMs !== undefined && { maxDelayMs: options.retryMaxDelayMs }),
+    ...(options.random !== undefined && { random: options.random }),
+  };
+  const decodeOptions = options.maxBufferSize === undefined ? {} : { maxBufferSize: options.maxBufferSize };
+  const dispatcher = new Agent(options.connections === undefined ? {} : { connections: options.connections });
+  const baseHeaders = {
+    'x-api-key': apiKey,
+    'anthropic-version': ANTHROPIC_VERSION,
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+    ...lowerCaseKeys(options.headers),
+  };
+
+  /** One HTTP attempt, decoded, with its idle timeout. */
+  const attempt = (headers: Record<string, string>, body: string): Observable<TransportOutput> => {
+    const bytes$ = fromMessagesResponse({
+      dispatcher,
+      origin: endpoint.origin,
+      path: endpoint.path,
+      headers,
+      body,
+      now: () => scheduler.now(),
+    });
+    const watched$ =
+      idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
+        ? bytes$.pipe(
+            timeout({
+              each: idleTimeoutMs,
+              with: () => throwError(() => new StreamIdleTimeout(idleTimeoutMs)),
+              scheduler: idleScheduler,
+            }),
+          )
+        : bytes$;
+    return defer(() => {
+      let stopped = false;
+      return watched$.pipe(
+        decodeSSE(decodeOptions),
+        tap((output) => {
+          if (output.type === 'message_stop') stopped = true;
+        }),
+        // The message is complete: a connection that then drops or hangs costs nothing.
+        catchError((error: unknown) =>
+          stopped && (error instanceof ConnectionError || error instanceof StreamIdleTimeout)
+            ? EMPTY
+            : throwError(() => error),
+        ),
+      );
+    });
+  };
+
+  const stream = (request: MessagesRequest, call: StreamCallOptions = {}): Observable<TransportOutput> =>
+    defer(() => {
+      const maxRetries = call.maxRetries ?? clientMaxRetries;
+      const headers = { ...baseHeaders, ...lowerCaseKeys(call.headers) };
+      const body = JSON.stringify({ ...request, stream: true }); // once per call, reused by retries
+
+      const attemptFrom = (retry: number): Observable<TransportOutput> =>
+        defer(() => {
+          let emittedContent = false;
+          return attempt(headers, body).pipe(
+            tap((output) => {
+              if (output.type === 'message_start') emittedContent = true;
+            }),
+            catchError((raw: unknown) => {
+              const error = redactError(raw, apiKey);
+              const decision = decideRetry(error, retry + 1, maxRetries, backoff);
+              if (!decision.retry) return throwError(() => error);
+              const announcement: TransportOutput = {
+                type: emittedContent ? 'stream_retry' : 'api_retry',
+                attempt: retry + 1,
+                maxRetries,
+                delayMs: decision.delayMs,
+                status: error instanceof ApiError ? error.status : undefined,
+                errorType: retryErrorType(error),
+                message: error instanceof Error ? error.message : String(error),
+              };
+              return concat(
+                of(announcement),
+                timer(decision.delayMs, scheduler).pipe(ignoreElements()),
+                attemptFrom(retry + 1),
+              );
+            }),
+          );
+        });
+
+      return attemptFrom(0);
+    });
+
+  return {
+    stream,
+    close: () => dispatcher.close(),
+  };
+}
+
+function messagesEndpoint(baseURL: string): { origin: string; path: string } {
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw new ConfigurationError(`baseURL is not a URL: ${baseURL}`);
+  }
+  return { origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}/v1/messages` };
+}
+
+function lowerCaseKeys(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  if (headers) for (const [name, value] of Object.entries(headers)) result[name.toLowerCase()] = value;
+  return result;
+}
+
+/** Scrub the key from an error's message and stack (undici or a server may echo a header). */
+function redactError(error: unknown, apiKey: string): unknown {
+  if (error instanceof Error) {
+    if (error.message.includes(apiKey)) error.message = redact(error.message, apiKey);
+    if (error.stack?.includes(apiKey)) error.stack = redact(error.stack, apiKey);
+  }
+  return error;
+}
