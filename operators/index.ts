@@ -1,1 +1,3 @@
 export { assembleBlocks } from './assembleBlocks.js';
+export { scheduleTools } from './scheduleTools.js';
+export type { ScheduleToolsOptions } from './scheduleTools.js';

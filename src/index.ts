@@ -51,3 +51,44 @@ export type {
   TransportEvent,
   TransportOutput,
 } from './transport/types.js';
+
+/* Tools */
+export { defineTool } from './tools/defineTool.js';
+export { runToolCall, errorResult } from './tools/runToolCall.js';
+export type { PipelineStep, PipelineTraceEntry, RunToolCallOptions } from './tools/runToolCall.js';
+export { classifyCall } from './tools/classifyCall.js';
+export type { ClassifiedCall } from './tools/classifyCall.js';
+export { closestToolNames, createToolRegistry, editDistance } from './tools/registry.js';
+export type { ToolRegistry } from './tools/registry.js';
+export { defaultRenderResult, limitResultSize } from './tools/renderResult.js';
+export { createSchedulerState, stepScheduler } from './tools/schedulerState.js';
+export type { ScheduledCall, SchedulerCommand, SchedulerInput, SchedulerMode, SchedulerState } from './tools/schedulerState.js';
+export { askDeniedMessage } from './tools/hooks.js';
+export type {
+  CanUseTool,
+  CanUseToolContext,
+  PermissionDecision,
+  PermissionResult,
+  PostToolUseHook,
+  PostToolUseInput,
+  PostToolUseResult,
+  PreToolUseHook,
+  PreToolUseInput,
+  PreToolUseResult,
+  StopContinuation,
+  ToolHooks,
+} from './tools/hooks.js';
+export type {
+  ContextChange,
+  InterruptBehavior,
+  SharedContext,
+  Tool,
+  ToolCallContext,
+  ToolCallReturn,
+  ToolEvent,
+  ToolOutcome,
+  ToolResultContent,
+  ToolSpec,
+  ToolYield,
+  ValidationResult,
+} from './tools/types.js';

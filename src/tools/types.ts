@@ -88,6 +88,12 @@ export type ToolEvent =
       readonly result: ToolResultBlock;
       readonly endsTurn: boolean;
       readonly durationMs: number;
+      /** Returned by the tool; the scheduler merges it only for unsafe tools, in order. */
+      readonly contextChange?: ContextChange;
+      /** Texts from PreToolUse/PostToolUse hooks for the model, to send next to the result. */
+      readonly additionalContext?: readonly string[];
+      /** A hook asked to stop the loop after this batch. */
+      readonly stopContinuation?: { readonly reason: string };
     }
   | {
       /** Last event of a batch: one result per tool_use, in the order of the tool_use blocks. */
@@ -98,6 +104,8 @@ export type ToolEvent =
       readonly shared: SharedContext;
       /** Set when a PreToolUse/PostToolUse hook asked to stop continuation. */
       readonly stopContinuation?: { readonly reason: string };
+      /** Hook texts for the model, in tool_use order; send them after the tool_result blocks. */
+      readonly additionalContext?: readonly { readonly toolUseId: string; readonly text: string }[];
     };
 
 export type { ToolUseBlock };

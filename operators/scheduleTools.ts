@@ -1,0 +1,267 @@
+/**
+ * The tool scheduler of one model response: a thin RxJS shell over the pure decisions of
+ * `stepScheduler` (src/tools/schedulerState.ts) and the per-call pipeline `runToolCall`.
+ */
+import {
+  asyncScheduler,
+  catchError,
+  defer,
+  EMPTY,
+  ignoreElements,
+  merge,
+  NEVER,
+  Subject,
+  takeUntil,
+  tap,
+  timer,
+  finalize,
+  type Observable,
+  type OperatorFunction,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
+import type { AssemblyOutput } from '../src/assembly/types.js';
+import { classifyCall } from '../src/tools/classifyCall.js';
+import { errorMessage } from '../src/tools/errorTexts.js';
+import type { CanUseTool, ToolHooks } from '../src/tools/hooks.js';
+import { toRegistry, type ToolRegistry } from '../src/tools/registry.js';
+import { runToolCall, type PipelineTraceEntry } from '../src/tools/runToolCall.js';
+import {
+  createSchedulerState,
+  stepScheduler,
+  type SchedulerCommand,
+  type SchedulerInput,
+  type SchedulerState,
+} from '../src/tools/schedulerState.js';
+import type { SharedContext, Tool, ToolEvent } from '../src/tools/types.js';
+import { assertNever } from '../src/util/assertNever.js';
+
+export interface ScheduleToolsOptions {
+  /** The tool set of this iteration (an array is indexed once and cached). */
+  readonly tools: readonly Tool[] | ToolRegistry;
+  /** The shared context at the start of the batch. */
+  readonly shared: SharedContext;
+  readonly hooks?: ToolHooks;
+  readonly canUseTool?: CanUseTool;
+  /**
+   * The user interrupted. 'cancel' calls that run get an "interrupted by the user" result,
+   * 'block' calls run to completion, calls not started get a "not run" result, and calls that
+   * arrive later are not run. The batch then ends as soon as nothing runs (without waiting for
+   * the model). Forward a new submission here only while `onInterruptibleChange` said true.
+   */
+  readonly interrupt$?: Observable<unknown>;
+  /**
+   * Stop everything now: every call without a result (running ones included, 'block' or not)
+   * gets a cancellation result, then the batch is emitted and the Observable completes.
+   * Plain unsubscription also stops everything, but can deliver nothing.
+   */
+  readonly abort$?: Observable<unknown>;
+  /** Default time limit of one call (a tool's own `timeoutMs` wins). Default: none. */
+  readonly timeoutMs?: number;
+  /**
+   * Limit for the whole batch, from the first tool_use received: what has no result by then
+   * gets a timeout result and the batch ends. Default: none.
+   */
+  readonly batchTimeoutMs?: number;
+  /** Timers and durations. Default `asyncScheduler` (virtual inside `TestScheduler.run`). */
+  readonly scheduler?: SchedulerLike;
+  /** Sees every pipeline step of every call (tests, debugging). */
+  readonly trace?: (entry: PipelineTraceEntry) => void;
+  /**
+   * Called when the batch turns (non-)interruptible: true only while every running call is
+   * 'cancel' (SPEC §4 "Interrupts"). Assume true until told otherwise.
+   */
+  readonly onInterruptibleChange?: (interruptible: boolean) => void;
+}
+
+/**
+ * Runs the tool calls of one model response while it streams, and ends with their batch.
+ *
+ * <span class="informal">Tools start the moment their block closes; the batch comes out in
+ * tool_use order anyway.</span>
+ *
+ * Input: the `assembleBlocks()` stream of ONE response. Output:
+ * - `tool_start`, `tool_progress`, `tool_result` the moment they exist (completion order);
+ * - last, one `tool_batch` with one result per tool_use, in tool_use order (no batch when the
+ *   response had no tool_use), then completion.
+ *
+ * Rules (SPEC §4): a concurrency-safe call starts at its own `content_block_stop` if nothing
+ * unsafe runs; an unsafe call starts when nothing runs AND the model has moved on (a later
+ * `block_start`, a `message_delta`, the message, or the end of the source), and until then it
+ * is a barrier for every later call. Context changes are merged only from unsafe calls, in
+ * order. With `stop_reason: max_tokens` the call in the last block was cut off: it is not run
+ * (or stopped) and gets a result asking to split the work. A `stream_retry` voids the attempt:
+ * its running calls are stopped and forgotten, and the shared context is reset.
+ *
+ * ```
+ * source:      -a-b---B-(m|)        a, b: safe tool_use blocks; B: block_start; m: message
+ * a.call:       ---(x|)             (subscribed at frame 1)
+ * b.call:         -----(y|)         (subscribed at frame 3)
+ * output:      -s-s-x---(yT|)       s: tool_start  x, y: tool_result  T: tool_batch [a, b]
+ * ```
+ *
+ * The model stream failing (source error): running calls are stopped, every tool_use without
+ * a result gets an error result saying the response failed, the `tool_batch` is emitted (so the
+ * history stays valid), and then the source's error is re-emitted unchanged.
+ *
+ * Unsubscribing stops every running call (their `ctx.signal` aborts) and delivers nothing.
+ *
+ * __Warning:__ the results of a batch are held until it ends (they form the `tool_batch`).
+ *
+ * @see runToolCall for what happens to one call.
+ */
+export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<AssemblyOutput, ToolEvent> {
+  return (source$) =>
+    defer(() => {
+      const registry = toRegistry(options.tools);
+      const scheduler = options.scheduler ?? asyncScheduler;
+      const state: SchedulerState = createSchedulerState(options.shared);
+      const output$ = new Subject<ToolEvent>();
+      const finished$ = new Subject<void>();
+      const running = new Map<number, Subscription>();
+      let batchTimer: Subscription | undefined;
+      let disposed = false;
+
+      // Inputs arriving while one is being applied (a synchronous tool finishing inside its
+      // own start) wait their turn: every step sees a consistent state, and events keep order.
+      const queue: SchedulerInput[] = [];
+      let draining = false;
+      const dispatch = (input: SchedulerInput): void => {
+        if (disposed) return;
+        queue.push(input);
+        if (draining) return;
+        draining = true;
+        try {
+          for (let i = 0; i < queue.length && !disposed; i++) {
+            for (const command of stepScheduler(state, queue[i]!, scheduler.now())) {
+              if (disposed) break;
+              execute(command);
+            }
+          }
+        } finally {
+          queue.length = 0;
+          draining = false;
+        }
+      };
+
+      const execute = (command: SchedulerCommand): void => {
+        switch (command.type) {
+          case 'start': {
+            const { key, classified } = command.call;
+            const subscription = runToolCall(classified.block, {
+              tools: registry,
+              shared: command.shared,
+              prepared: classified,
+              scheduler,
+              ...(options.hooks ? { hooks: options.hooks } : {}),
+              ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
+              ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+              ...(options.trace ? { trace: options.trace } : {}),
+            }).subscribe((event) => dispatch(toolEventInput(key, event, command.call.classified.concurrencySafe)));
+            if (!subscription.closed) running.set(key, subscription);
+            return;
+          }
+          case 'stop':
+            running.get(command.key)?.unsubscribe();
+            running.delete(command.key);
+            return;
+          case 'emit':
+            output$.next(command.event);
+            return;
+          case 'arm_batch_timeout': {
+            const ms = options.batchTimeoutMs;
+            if (ms !== undefined) {
+              batchTimer = timer(ms, scheduler).subscribe(() => dispatch({ type: 'batch_timeout', timeoutMs: ms }));
+            }
+            return;
+          }
+          case 'interruptible':
+            options.onInterruptibleChange?.(command.value);
+            return;
+          case 'complete':
+            dispose();
+            finished$.next();
+            output$.complete();
+            return;
+          case 'error':
+            dispose();
+            output$.error(command.error);
+            return;
+          default:
+            assertNever(command, 'scheduler command');
+        }
+      };
+
+      // The shared context after an unsafe call is computed here, outside the pure reducer,
+      // because `contextChange` is user code. A change that throws leaves the context as it was.
+      const toolEventInput = (key: number, event: ToolEvent, safe: boolean): SchedulerInput => {
+        if (event.type !== 'tool_result' || safe || !event.contextChange) return { type: 'tool_event', key, event };
+        try {
+          return { type: 'tool_event', key, event, sharedAfter: event.contextChange(state.shared) };
+        } catch (error) {
+          const note = `The context change returned by \`${event.name}\` failed and was not applied: ${errorMessage(error)}`;
+          return { type: 'tool_event', key, event: { ...event, additionalContext: [...(event.additionalContext ?? []), note] } };
+        }
+      };
+
+      const dispose = (): void => {
+        if (disposed) return;
+        disposed = true;
+        batchTimer?.unsubscribe();
+        for (const subscription of running.values()) subscription.unsubscribe();
+        running.clear();
+      };
+
+      const fromSource = source$.pipe(
+        tap({
+          next: (event) => {
+            const input = toSchedulerInput(event, registry);
+            if (input) dispatch(input);
+          },
+          complete: () => dispatch({ type: 'source_complete' }),
+        }),
+        catchError((error: unknown) => {
+          dispatch({ type: 'source_error', error });
+          return EMPTY;
+        }),
+        ignoreElements(),
+      );
+      const fromInterrupts = (options.interrupt$ ?? NEVER).pipe(
+        tap(() => dispatch({ type: 'interrupt' })),
+        ignoreElements(),
+      );
+      const fromAbort = (options.abort$ ?? NEVER).pipe(
+        tap(() => dispatch({ type: 'abort' })),
+        ignoreElements(),
+      );
+
+      // `output$` first, so nothing the drivers cause synchronously is missed.
+      return merge(output$, merge(fromAbort, fromInterrupts, fromSource).pipe(takeUntil(finished$))).pipe(finalize(dispose));
+    });
+}
+
+/** Which assembly events matter to the scheduler. */
+function toSchedulerInput(event: AssemblyOutput, registry: ToolRegistry): SchedulerInput | undefined {
+  switch (event.type) {
+    case 'block':
+      if (event.block.type !== 'tool_use') return undefined;
+      return { type: 'tool_use', call: classifyCall(event.block, registry), blockIndex: event.index };
+    case 'block_start':
+      return { type: 'block_start', index: event.index };
+    case 'message_delta':
+      return { type: 'model_done', stopReason: event.stopReason };
+    case 'message':
+      return { type: 'model_done', stopReason: event.message.stop_reason };
+    case 'stream_retry':
+      return { type: 'stream_retry' };
+    case 'message_start':
+    case 'text_delta':
+    case 'thinking_delta':
+    case 'tool_input_delta':
+    case 'api_retry':
+    case 'debug':
+      return undefined;
+    default:
+      return assertNever(event, 'assembly event');
+  }
+}
