@@ -288,7 +288,9 @@ interface PlayContext {
 
 async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: EncodeScriptOptions): Promise<void> {
   const { res, signal } = ctx;
+  // Both may throw on a bad script (chunk sizes): before the headers, so it becomes a clear 500.
   const plan = planScriptedStream(msg, encode);
+  const writer = createChunkWriter(res, msg.byteChunkSize, plan.ending === 'destroy');
   res.writeHead(200, {
     ...ctx.headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -297,7 +299,6 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
   });
   res.flushHeaders();
 
-  const writer = createChunkWriter(res, msg.byteChunkSize);
   for (const { event, delayMs } of plan.events) {
     if (!(await ctx.sleep(delayMs, signal))) return;
     if (!(await writer.write(encodeSSE(event)))) return;
@@ -383,7 +384,7 @@ async function playRaw(ctx: PlayContext, response: ScriptedRaw): Promise<void> {
     ...response.headers,
   });
   res.flushHeaders();
-  const writer = createChunkWriter(res, undefined);
+  const writer = createChunkWriter(res, undefined, response.destroy === true);
   for (const chunk of response.chunks) {
     const { text, delayMs } = typeof chunk === 'string' ? { text: chunk, delayMs: 0 } : chunk;
     if (!(await ctx.sleep(delayMs, signal))) return;
@@ -412,18 +413,24 @@ interface ChunkWriter {
  * boundaries (what a real network does to a stream). A remainder shorter than a chunk waits for
  * the next event's bytes, so part of an event may arrive before a delay and the rest after it.
  */
-function createChunkWriter(res: ServerResponse, byteChunkSize: number | undefined): ChunkWriter {
+function createChunkWriter(res: ServerResponse, byteChunkSize: number | undefined, trackFlush = false): ChunkWriter {
   if (byteChunkSize !== undefined && (!Number.isInteger(byteChunkSize) || byteChunkSize < 1)) {
     throw new RangeError(`byteChunkSize must be a positive integer, got ${byteChunkSize}`);
   }
   let pending = Buffer.alloc(0);
   let last: Promise<void> = Promise.resolve();
 
-  const put = async (bytes: Buffer): Promise<boolean> => {
+  const put = async (bytes: Buffer | string): Promise<boolean> => {
     if (res.destroyed) return false;
-    let flushed!: () => void;
-    last = new Promise((resolve) => (flushed = resolve));
-    const ok = res.write(bytes, () => flushed());
+    let ok: boolean;
+    if (trackFlush) {
+      // Only before a deliberate destroy: the callback says these bytes reached the socket.
+      let flushed!: () => void;
+      last = new Promise((resolve) => (flushed = resolve));
+      ok = res.write(bytes, () => flushed());
+    } else {
+      ok = res.write(bytes);
+    }
     if (!ok) {
       // Respect backpressure so a huge stream does not pile up in memory.
       await new Promise<void>((resolve) => {
@@ -441,8 +448,9 @@ function createChunkWriter(res: ServerResponse, byteChunkSize: number | undefine
 
   return {
     async write(text) {
-      if (byteChunkSize === undefined) return put(Buffer.from(text, 'utf8'));
-      pending = pending.length === 0 ? Buffer.from(text, 'utf8') : Buffer.concat([pending, Buffer.from(text, 'utf8')]);
+      if (byteChunkSize === undefined) return put(text);
+      const bytes = Buffer.from(text, 'utf8');
+      pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
       let offset = 0;
       while (pending.length - offset >= byteChunkSize) {
         if (!(await put(pending.subarray(offset, offset + byteChunkSize)))) return false;

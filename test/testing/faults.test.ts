@@ -265,3 +265,20 @@ describe('recording', () => {
     expect(eventTypes(text)).toEqual(['message_start']);
   });
 });
+
+describe('a bad script', () => {
+  it('an invalid byteChunkSize or chunkSize is a clear 500, not a dropped connection', async () => {
+    const s = await start({
+      script: [
+        { ...msg, byteChunkSize: 0 },
+        { kind: 'message', blocks: [{ type: 'text', text: 'abc', chunkSize: 1.5 }] },
+      ],
+    });
+    const first = await post(s.baseURL, validBody());
+    expect(first.status).toBe(500);
+    expect((await readError(first)).error.message).toMatch(/byteChunkSize must be a positive integer/);
+    const second = await post(s.baseURL, validBody());
+    expect(second.status).toBe(500);
+    expect((await readError(second)).error.message).toMatch(/chunkSize must be a positive integer/);
+  });
+});
