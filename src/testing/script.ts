@@ -89,7 +89,7 @@ export interface RecordedRequest {
   readonly index: number;
   readonly receivedAt: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The parsed body (undefined when it was not JSON). */
+  /** The parsed body (undefined when it was not a JSON object). */
   readonly body: MessagesRequest | undefined;
   readonly rawBody: string;
   /** The validator's verdict: empty when the request is valid. */

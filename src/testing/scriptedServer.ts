@@ -149,6 +149,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     } catch (error) {
       parseError = `request body is not valid JSON: ${(error as Error).message}`;
     }
+    if (parseError === undefined && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))) {
+      // Checked even without validation: nothing can be played for a body that is not an object.
+      parseError = 'request body must be a JSON object';
+    }
     const validationErrors = parseError !== undefined ? [parseError] : validate ? validateMessagesRequest(parsed) : [];
 
     const record: RecordedRequest = {

@@ -282,3 +282,24 @@ describe('a bad script', () => {
     expect((await readError(second)).error.message).toMatch(/chunkSize must be a positive integer/);
   });
 });
+
+describe('close() with timers pending', () => {
+  it('returns promptly while a response waits on a long delay, and ends that response', async () => {
+    const s = await start({ script: [{ kind: 'message', blocks: [{ type: 'text', text: 'late', delayMs: 10_000 }] }] });
+    const res = await post(s.baseURL, validBody());
+    const reading = readUntilEnd(res);
+    await s.waitForRequests(1);
+    const t0 = Date.now();
+    await s.close();
+    expect(Date.now() - t0).toBeLessThan(1000);
+    const { text } = await reading;
+    expect(eventTypes(text)).toEqual(['message_start']);
+  });
+
+  it('a JSON body that is not an object is refused even with validate: false', async () => {
+    const s = await start({ script: [msg], validate: false });
+    const res = await post(s.baseURL, 'null');
+    expect(res.status).toBe(400);
+    expect((await readError(res)).error.message).toMatch(/must be a JSON object/);
+  });
+});
