@@ -1,0 +1,120 @@
+/**
+ * The permission policy (SPEC §4 step 7): rules, mode and hook verdicts folded into the
+ * `CanUseTool` seam of the tool pipeline.
+ *
+ * Order: deny rule > plan mode's read-only denial > hook 'ask' / ask rule > hook 'allow' /
+ * allow rule > the mode's default. An 'ask' is then resolved: by `ask` when the session is
+ * interactive, otherwise (and always in `dontAsk`) it becomes a denial that tells the model it
+ * lacks the permission. Workspace confinement is not decided here: the file tools enforce it in
+ * every mode.
+ */
+import type { CanUseTool, CanUseToolContext, PermissionDecision, PermissionResult } from '../tools/hooks.js';
+import { askDeniedMessage } from '../tools/hooks.js';
+import { ruleMatches, type MatchContext } from './matchRule.js';
+import { classifyCall, modeVerdict, type PermissionMode } from './modes.js';
+import { parseRuleStrings, type PermissionRule, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
+
+export interface PermissionRequest {
+  readonly toolName: string;
+  readonly input: unknown;
+  /** Why approval is needed, for the prompt. */
+  readonly reason: string;
+  readonly toolUseId: string;
+  /** Aborted when the call is cancelled: close the prompt. */
+  readonly signal: AbortSignal;
+}
+
+export type PermissionAnswer =
+  | { readonly behavior: 'allow'; readonly updatedInput?: Record<string, unknown> }
+  | { readonly behavior: 'deny'; readonly message?: string };
+
+export interface PermissionPolicyOptions {
+  readonly mode: PermissionMode;
+  /** Parsed rules, or rule strings as in settings files. */
+  readonly rules?: PermissionRuleSet | PermissionRuleStrings;
+  /** Relative path rules (`Edit(src/**)`) are resolved against it. */
+  readonly cwd: string;
+  readonly homeDir?: string;
+  /** Whether someone can answer 'ask' (default false: 'ask' becomes a denial). */
+  readonly interactive?: boolean;
+  /** Asks the user; used only when `interactive` is true and the mode is not dontAsk. */
+  readonly ask?: (request: PermissionRequest) => PermissionAnswer | Promise<PermissionAnswer>;
+}
+
+/** The decision before any 'ask' is resolved, with the reason and the rule that decided, if any. */
+export interface PermissionVerdict {
+  readonly behavior: PermissionDecision;
+  readonly reason: string;
+  readonly rule?: PermissionRule;
+}
+
+export interface DecideInput {
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly hookDecision?: PermissionDecision | undefined;
+  readonly hookReason?: string | undefined;
+}
+
+/** The pure part of the policy, exported for front ends that want to show why. */
+export function decidePermission(
+  mode: PermissionMode,
+  rules: PermissionRuleSet,
+  call: DecideInput,
+  ctx: MatchContext,
+): PermissionVerdict {
+  const find = (behavior: 'allow' | 'deny' | 'ask') =>
+    rules[behavior].find((rule) => ruleMatches(rule, behavior, call.toolName, call.input, ctx));
+  const denyRule = find('deny');
+  if (denyRule) return { behavior: 'deny', reason: `the deny rule \`${denyRule.text}\` forbids it`, rule: denyRule };
+  if (call.hookDecision === 'deny') return { behavior: 'deny', reason: call.hookReason ?? 'a PreToolUse hook denied it' };
+  const kind = classifyCall(call.toolName, call.input);
+  const byMode = modeVerdict(mode, kind);
+  if (mode === 'plan' && byMode.behavior === 'deny') return byMode;
+  if (call.hookDecision === 'ask') return { behavior: 'ask', reason: call.hookReason ?? 'a PreToolUse hook asked for approval' };
+  const askRule = find('ask');
+  if (askRule) return { behavior: 'ask', reason: `the rule \`${askRule.text}\` asks for approval`, rule: askRule };
+  if (call.hookDecision === 'allow') return { behavior: 'allow', reason: call.hookReason ?? 'a PreToolUse hook allowed it' };
+  const allowRule = find('allow');
+  if (allowRule) return { behavior: 'allow', reason: `allowed by the rule \`${allowRule.text}\``, rule: allowRule };
+  return byMode;
+}
+
+function isRuleSet(rules: PermissionRuleSet | PermissionRuleStrings): rules is PermissionRuleSet {
+  const first = rules.allow?.[0] ?? rules.deny?.[0] ?? rules.ask?.[0];
+  return first !== undefined && typeof first === 'object';
+}
+
+export function createPermissionPolicy(options: PermissionPolicyOptions): CanUseTool {
+  const given = options.rules ?? {};
+  const rules: PermissionRuleSet = isRuleSet(given)
+    ? { allow: given.allow ?? [], deny: given.deny ?? [], ask: given.ask ?? [] }
+    : parseRuleStrings(given);
+  const matchCtx: MatchContext = options.homeDir === undefined ? { cwd: options.cwd } : { cwd: options.cwd, homeDir: options.homeDir };
+  const canAsk = options.interactive === true && options.mode !== 'dontAsk' && options.ask !== undefined;
+
+  return (toolName: string, input: unknown, ctx: CanUseToolContext): PermissionResult | Promise<PermissionResult> => {
+    const verdict = decidePermission(options.mode, rules, { toolName, input, hookDecision: ctx.hookDecision, hookReason: ctx.hookReason }, matchCtx);
+    switch (verdict.behavior) {
+      case 'allow':
+        return { behavior: 'allow' };
+      case 'deny':
+        return {
+          behavior: 'deny',
+          message: `${verdict.reason}. Do not retry the same call; choose another approach, or ask the user to change the permission settings.`,
+        };
+      case 'ask': {
+        if (!canAsk || !options.ask) {
+          const why = options.mode === 'dontAsk' ? `${verdict.reason}; dontAsk mode refuses anything that would ask` : verdict.reason;
+          return { behavior: 'deny', message: askDeniedMessage(toolName, why) };
+        }
+        const request: PermissionRequest = { toolName, input, reason: verdict.reason, toolUseId: ctx.toolUseId, signal: ctx.signal };
+        return Promise.resolve(options.ask(request)).then(
+          (answer): PermissionResult =>
+            answer.behavior === 'allow'
+              ? answer.updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput: answer.updatedInput }
+              : { behavior: 'deny', message: answer.message ?? 'The user declined this call. Do not retry it; ask the user how to proceed.' },
+        );
+      }
+    }
+  };
+}

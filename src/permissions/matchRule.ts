@@ -1,0 +1,88 @@
+/** Whether a permission rule applies to one tool call. */
+import { homedir } from 'node:os';
+import { isAbsolute, resolve, sep } from 'node:path';
+import { createGlobMatcher } from '../tools/builtin/globMatch.js';
+import { parseCommandLine } from '../tools/builtin/shellWords.js';
+import type { PermissionRule, RuleBehavior } from './rules.js';
+
+/** Tools a rule name covers: editing rules cover every tool that writes files, reading rules every reader. */
+const RULE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
+  Edit: ['Edit', 'Write'],
+  Read: ['Read', 'Glob', 'Grep'],
+};
+
+export interface MatchContext {
+  readonly cwd: string;
+  readonly homeDir?: string;
+}
+
+export function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {
+  if (rule.toolName === '*' || rule.toolName === toolName) return true;
+  return RULE_FAMILIES[rule.toolName]?.includes(toolName) ?? false;
+}
+
+/**
+ * Whether `rule`, used as `behavior`, applies. The behaviour matters for Bash: an allow rule must
+ * cover every command of a compound line and never matches a line we cannot parse; a deny or ask
+ * rule applies when it covers any part of it.
+ */
+export function ruleMatches(rule: PermissionRule, behavior: RuleBehavior, toolName: string, input: unknown, ctx: MatchContext): boolean {
+  if (!ruleCoversTool(rule, toolName)) return false;
+  if (rule.content === undefined || rule.content === '*') return true;
+  const fields = (input ?? {}) as Record<string, unknown>;
+  if (toolName === 'Bash') {
+    const command = fields['command'];
+    return typeof command === 'string' && bashRuleMatches(rule.content, behavior, command);
+  }
+  const target = filePathOf(toolName, fields, ctx.cwd);
+  if (target === undefined) return false;
+  return pathRuleMatches(rule.content, target, ctx);
+}
+
+/** The path a file tool acts on, absolute; Glob/Grep act on their directory (default cwd). */
+function filePathOf(toolName: string, fields: Record<string, unknown>, cwd: string): string | undefined {
+  const raw = toolName === 'Glob' || toolName === 'Grep' ? (fields['path'] ?? '.') : fields['file_path'];
+  return typeof raw === 'string' ? resolve(cwd, raw) : undefined;
+}
+
+function pathRuleMatches(pattern: string, target: string, ctx: MatchContext): boolean {
+  const home = ctx.homeDir ?? homedir();
+  const absolutePattern = pattern.startsWith('~/')
+    ? resolve(home, pattern.slice(2))
+    : isAbsolute(pattern)
+      ? pattern
+      : resolve(ctx.cwd, pattern);
+  // Keep a trailing `/**` that resolve() would otherwise leave alone, and use `/` throughout.
+  const normalized = absolutePattern.split(sep).join('/');
+  return createGlobMatcher(normalized)(target.split(sep).join('/'));
+}
+
+function bashRuleMatches(content: string, behavior: RuleBehavior, command: string): boolean {
+  const whole = command.trim();
+  const matchOne = compileBashPattern(content);
+  if (matchOne.exact && whole === content) return true;
+  const parsed = parseCommandLine(whole);
+  if (behavior === 'allow') {
+    // A prefix or wildcard allow must not let `git diff; rm -rf x` or `$(...)` ride along.
+    if (!parsed.ok) return false;
+    return parsed.value.commands.every((words) => matchOne.test(words.join(' ')));
+  }
+  const parts = parsed.ok
+    ? parsed.value.commands.map((words) => words.join(' '))
+    : whole.split(/[;&|\n()`<>]|\$\(/).map((p) => p.trim()).filter(Boolean);
+  return matchOne.test(whole) || parts.some((part) => matchOne.test(part));
+}
+
+function compileBashPattern(content: string): { exact: boolean; test: (command: string) => boolean } {
+  if (content.endsWith(':*')) {
+    const prefix = content.slice(0, -2).trim();
+    return { exact: false, test: (c) => c === prefix || c.startsWith(`${prefix} `) };
+  }
+  if (content.includes('*')) {
+    const re = new RegExp(`^${content.split('*').map(escapeRegExp).join('.*')}$`, 's');
+    return { exact: false, test: (c) => re.test(c) };
+  }
+  return { exact: true, test: (c) => c === content };
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,0 +1,51 @@
+/** Permission modes and what each decides when no rule applies. */
+import { isReadOnlyBashCommand } from '../tools/builtin/bashReadOnly.js';
+
+export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
+
+export const PERMISSION_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
+
+const READ_TOOLS = new Set(['Read', 'Glob', 'Grep']);
+const EDIT_TOOLS = new Set(['Write', 'Edit']);
+
+/** How a call counts for the modes: reading, editing files, a read-only or other shell command, or unknown. */
+export type CallKind = 'read' | 'edit' | 'bash_read_only' | 'bash' | 'other';
+
+export function classifyCall(toolName: string, input: unknown): CallKind {
+  if (READ_TOOLS.has(toolName)) return 'read';
+  if (EDIT_TOOLS.has(toolName)) return 'edit';
+  if (toolName === 'Bash') {
+    const command = (input as { command?: unknown } | null)?.command;
+    return typeof command === 'string' && isReadOnlyBashCommand(command) ? 'bash_read_only' : 'bash';
+  }
+  return 'other';
+}
+
+export interface ModeVerdict {
+  readonly behavior: 'allow' | 'deny' | 'ask';
+  readonly reason: string;
+}
+
+/**
+ * The mode's own answer. Read-only shell commands (as the conservative classifier sees them) are
+ * allowed wherever reading is: they cannot change anything. Tools we know nothing about ask.
+ */
+export function modeVerdict(mode: PermissionMode, kind: CallKind): ModeVerdict {
+  switch (mode) {
+    case 'bypassPermissions':
+      return { behavior: 'allow', reason: 'bypassPermissions mode allows every tool' };
+    case 'plan':
+      if (kind === 'read' || kind === 'bash_read_only') return { behavior: 'allow', reason: 'reading is allowed in plan mode' };
+      if (kind === 'edit' || kind === 'bash') {
+        return { behavior: 'deny', reason: 'plan mode is read-only: files may not be changed and only read-only commands may run' };
+      }
+      return { behavior: 'ask', reason: 'this tool needs approval in plan mode' };
+    case 'acceptEdits':
+      if (kind === 'edit') return { behavior: 'allow', reason: 'acceptEdits mode allows file edits in the workspace' };
+      return modeVerdict('default', kind);
+    case 'default':
+    case 'dontAsk':
+      if (kind === 'read' || kind === 'bash_read_only') return { behavior: 'allow', reason: 'reading is allowed' };
+      return { behavior: 'ask', reason: kind === 'edit' ? 'file edits need approval' : kind === 'bash' ? 'this command needs approval' : 'this tool needs approval' };
+  }
+}
