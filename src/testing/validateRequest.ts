@@ -8,7 +8,8 @@
  * the schema check fails too.
  *
  * Thinking is checked lightly: thinking blocks may only appear in assistant messages, the final
- * assistant message may not end in one, and with `thinking` enabled each needs a signature.
+ * assistant message may not end in one, and with `thinking` enabled each needs a signature and
+ * the budget must be at least 1024 and below max_tokens.
  * Thinking blocks in earlier turns are accepted without `thinking` enabled, because the real API
  * drops them from context rather than rejecting the request.
  */
@@ -74,7 +75,33 @@ function checkStructure(body: Json): string[] {
   }
 
   checkThinking(body, messages, errors);
+  checkCacheBreakpoints(body, messages, errors);
   return errors;
+}
+
+/** The real API allows at most 4 cache_control breakpoints per request (system, tools, messages). */
+const MAX_CACHE_BREAKPOINTS = 4;
+
+function checkCacheBreakpoints(body: Json, messages: readonly unknown[], errors: string[]): void {
+  const where: string[] = [];
+  const visit = (block: unknown, path: string): void => {
+    if (!isObject(block)) return;
+    if (block['cache_control'] !== undefined) where.push(path);
+    const nested = block['content'];
+    if (block['type'] === 'tool_result' && Array.isArray(nested)) nested.forEach((b: unknown, n) => visit(b, `${path}.content[${n}]`));
+  };
+  const system = body['system'];
+  if (Array.isArray(system)) system.forEach((b: unknown, k) => visit(b, `system[${k}]`));
+  const tools = body['tools'];
+  if (Array.isArray(tools)) tools.forEach((t: unknown, k) => visit(t, `tools[${k}]`));
+  messages.forEach((message, i) => {
+    if (isObject(message)) for (const [k, block] of blocksOf(message)) visit(block, `messages[${i}].content[${k}]`);
+  });
+  if (where.length > MAX_CACHE_BREAKPOINTS) {
+    errors.push(
+      `request: ${where.length} blocks have cache_control (${where.join(', ')}); at most ${MAX_CACHE_BREAKPOINTS} are allowed`,
+    );
+  }
 }
 
 function checkTools(body: Json, errors: string[]): void {
@@ -196,6 +223,14 @@ function checkThinking(body: Json, messages: readonly unknown[], errors: string[
   }
   const thinking = body['thinking'];
   if (!isObject(thinking) || thinking['type'] !== 'enabled') return;
+  const budget = thinking['budget_tokens'];
+  const maxTokens = body['max_tokens'];
+  if (typeof budget === 'number' && budget < 1024) {
+    errors.push(`thinking.budget_tokens: must be at least 1024, got ${budget}`);
+  }
+  if (typeof budget === 'number' && typeof maxTokens === 'number' && maxTokens <= budget) {
+    errors.push(`max_tokens: must be greater than thinking.budget_tokens (${maxTokens} <= ${budget})`);
+  }
   messages.forEach((message, i) => {
     if (!isObject(message)) return;
     for (const [k, block] of blocksOf(message)) {

@@ -17,7 +17,8 @@ describe('validateMessagesRequest: valid requests', () => {
     ['two parallel tool uses answered in any order', req([user('hi'), assistant([toolUse('t1'), toolUse('t2')]), user([toolResult('t2'), toolResult('t1')])])],
     ['a final assistant prefill', req([user('hi'), assistant('Sure,')])],
     ['an empty final assistant prefill', req([user('hi'), assistant([])])],
-    ['thinking with signature when enabled', req([user('hi'), assistant([{ type: 'thinking', thinking: 'x', signature: 's' }, toolUse('t1')]), user([toolResult('t1')])], { thinking: { type: 'enabled', budget_tokens: 1024 } })],
+    ['thinking with signature when enabled', req([user('hi'), assistant([{ type: 'thinking', thinking: 'x', signature: 's' }, toolUse('t1')]), user([toolResult('t1')])], { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 } })],
+    ['four cache breakpoints', req([user([{ ...text('a'), cache_control: { type: 'ephemeral' } }])], { system: [{ ...text('s'), cache_control: { type: 'ephemeral' } }], tools: [{ ...tool('A'), cache_control: { type: 'ephemeral' } }, { ...tool('B'), cache_control: { type: 'ephemeral' } }] })],
     ['old thinking without thinking enabled (the API drops it)', req([user('hi'), assistant([{ type: 'thinking', thinking: 'x', signature: 's' }, text('a')]), user('more')])],
     ['tools with unique names and tool_choice naming one', req([user('hi')], { tools: [tool('Read'), tool('Bash')], tool_choice: { type: 'tool', name: 'Bash' } })],
     ['system as blocks', req([user('hi')], { system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }] })],
@@ -54,6 +55,9 @@ describe('validateMessagesRequest: invalid requests', () => {
     ['an empty text block', req([user([text('')])]), /^messages\[0\]\.content\[0\]: text blocks must not be empty$/],
     ['duplicate tool names', req([user('a')], { tools: [tool('Read'), tool('Read')] }), /^tools\[1\]: duplicate tool name "Read" \(also tools\[0\]\)/],
     ['tool_choice naming an unknown tool', req([user('a')], { tools: [tool('Read')], tool_choice: { type: 'tool', name: 'Bash' } }), /^tool_choice: names tool "Bash", which is not in tools$/],
+    ['a thinking budget below 1024', req([user('a')], { max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 500 } }), /^thinking\.budget_tokens: must be at least 1024, got 500$/],
+    ['max_tokens not above the thinking budget', req([user('a')], { max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 2000 } }), /^max_tokens: must be greater than thinking\.budget_tokens \(2000 <= 2000\)$/],
+    ['five cache breakpoints', req([user([{ ...text('a'), cache_control: { type: 'ephemeral' } }, { ...text('b'), cache_control: { type: 'ephemeral' } }])], { system: [{ ...text('s'), cache_control: { type: 'ephemeral' } }], tools: [{ ...tool('A'), cache_control: { type: 'ephemeral' } }, { ...tool('B'), cache_control: { type: 'ephemeral' } }] }), /^request: 5 blocks have cache_control \(system\[0\], tools\[0\], tools\[1\], messages\[0\]\.content\[0\], messages\[0\]\.content\[1\]\); at most 4 are allowed$/],
     ['a bad role (schema)', req([{ role: 'system', content: 'x' }]), /^messages\[0\]\.role: /],
   ];
   it.each(invalid)('%s', (_name, body, expected) => {
