@@ -64,3 +64,15 @@ export function label(event: ToolEvent): string {
 }
 
 export const labels: OperatorFunction<ToolEvent, string> = map(label);
+
+export const message = (stopReason: StopReason): AssemblyOutput => ({
+  type: 'message',
+  message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: stopReason, usage: {} },
+});
+
+export const textDelta = (index: number): AssemblyOutput => ({ type: 'text_delta', index, text: 'x' });
+
+/** Labels stamped with the virtual frame they were emitted in: `"5 R0"`. */
+export function stamped(now: () => number): OperatorFunction<ToolEvent, string> {
+  return map((event) => `${now()} ${label(event)}`);
+}
