@@ -96,6 +96,8 @@ export interface RecordedRequest {
   readonly validationErrors: readonly string[];
   /** Set when the client closed the connection before the response ended. */
   closedByClient: boolean;
+  /** When the response's connection finished or closed (ms since epoch); unset while it is open. */
+  endedAt?: number;
 }
 
 /**

@@ -174,6 +174,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     res.on('close', () => {
       closing.signal.removeEventListener('abort', onServerClose);
       if (!res.writableFinished && !state.destroyedByServer && !closing.signal.aborted) record.closedByClient = true;
+      record.endedAt = Date.now();
       playback.abort();
       notify();
     });

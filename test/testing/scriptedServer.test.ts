@@ -65,6 +65,15 @@ describe('startScriptedServer: SSE', () => {
     expect((await import('node:util')).inspect(rec, { depth: 5 })).not.toContain('sk-test-secret');
   });
 
+  it('records when each response ended', async () => {
+    const s = await start({ script: [{ kind: 'message', blocks: [{ type: 'text', text: 'x', delayMs: 60 }] }] });
+    await (await post(s.baseURL, validBody())).text();
+    await new Promise((r) => setTimeout(r, 20));
+    const rec = s.requests[0]!;
+    expect(rec.endedAt).toBeDefined();
+    expect(rec.endedAt! - rec.receivedAt).toBeGreaterThanOrEqual(55);
+  });
+
   it('respects the delays, roughly', async () => {
     const msg: ScriptedMessage = {
       kind: 'message',
