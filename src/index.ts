@@ -92,3 +92,55 @@ export type {
   ToolYield,
   ValidationResult,
 } from './tools/types.js';
+
+/* Loop */
+export { agentLoop } from './loop/agentLoop.js';
+export {
+  TERMINAL_REASONS,
+  TRANSITION_REASONS,
+  isCancelledTerminal,
+  isControlledTerminal,
+  isErrorTerminal,
+  isRecoveryTransition,
+  isTerminalEvent,
+} from './loop/types.js';
+export type {
+  CancelledTerminalReason,
+  CommandStatus,
+  CompactTrigger,
+  ControlledTerminalReason,
+  ErrorTerminalReason,
+  LoopError,
+  LoopEvent,
+  LoopEventOf,
+  LoopEventType,
+  LoopState,
+  QueryTracking,
+  TerminalEvent,
+  TerminalReason,
+  TransitionReason,
+  UsageTotals,
+  UserMessageReason,
+} from './loop/types.js';
+export { passThroughGovernor } from './loop/seams.js';
+export type {
+  CompactBoundary,
+  ContextGovernor,
+  GovernorDecision,
+  GovernorInput,
+  HookDecision,
+  LoopHooks,
+  PostToolBatchHook,
+  PostToolBatchHookInput,
+  ReactiveCompactResult,
+  StopHook,
+  StopHookInput,
+  TranscriptRecord,
+  TranscriptSink,
+  UserPromptSubmitHook,
+  UserPromptSubmitHookInput,
+} from './loop/seams.js';
+export { DEFAULT_MAX_OUTPUT_TOKENS } from './loop/options.js';
+export type { AgentLoopHooks, AgentLoopOptions, CallModel, LoopDeps, ToolSchedulerFactory, ToolSchedulerInput } from './loop/options.js';
+export { DEFAULT_PRICES, addUsage, costOf, createCostBudget, priceFor } from './loop/pricing.js';
+export type { CostBudget, ModelPrice, PriceTable } from './loop/pricing.js';

@@ -15,6 +15,8 @@ export interface ToolSchedulerInput {
   readonly shared: SharedContext;
   readonly hooks: ToolHooks | undefined;
   readonly canUseTool: CanUseTool | undefined;
+  /** The loop uses it to know whether a new submission may interrupt (SPEC §4). */
+  readonly onInterruptibleChange?: (interruptible: boolean) => void;
 }
 export type ToolSchedulerFactory = (input: ToolSchedulerInput) => OperatorFunction<AssemblyOutput, ToolEvent>;
 

@@ -1,0 +1,64 @@
+/**
+ * `agentLoop(options)`: the library's main entry point, a cold `Observable<LoopEvent>`.
+ * This file holds only the `expand` composition; one iteration is `runIteration`, its
+ * decisions are the pure `decide*` functions, and every continue builds a new State in
+ * `transitions.ts`.
+ */
+import { defer, EMPTY, expand, filter, finalize, map, merge, Subject, subscribeOn, takeUntil, type Observable } from 'rxjs';
+import type { IterationOutput } from './events.js';
+import { setup } from './initialState.js';
+import { createRunContext, type RunContext } from './runContext.js';
+import { runIteration } from './runIteration.js';
+import type { AgentLoopOptions } from './options.js';
+import type { LoopEvent } from './types.js';
+
+/**
+ * Runs the agent loop for one user turn.
+ *
+ * <span class="informal">Subscribe to start; unsubscribe to abort the request, the tools and the
+ * timers. The last event is exactly one `terminal`.</span>
+ *
+ * ```
+ * iteration 1:  -i-m-m-a-t-r-(T c)          i iteration_start, m model, a assistant_message,
+ * iteration 2:                 -i-m-a-(X|)  t tool_start, r tool_result, T transition, c continue
+ * output:       -i-m-m-a-t-r-T-i-m-a-(X|)   X terminal
+ * ```
+ *
+ * Each iteration ends with a `continue` item (not emitted) or the terminal. `expand` runs at
+ * its default concurrency so the next iteration subscribes in the very frame the previous one
+ * decided to go on (a concurrency limit would hold back streamed events until the inner ends);
+ * each iteration is trampolined through `subscribeOn(queueScheduler)` so synchronous fake
+ * models can run any number of iterations without growing the stack.
+ *
+ * Aborting `options.signal` still ends with a terminal (`aborted_streaming` / `aborted_tools`);
+ * a plain unsubscribe tears everything down and emits nothing more.
+ *
+ * ## Example
+ * ```ts
+ * import { agentLoop, createMessagesClient } from 'rxagent';
+ *
+ * agentLoop({ model: 'claude-sonnet-4-5', client: createMessagesClient({ apiKey }), prompt: 'hi' })
+ *   .subscribe((event) => event.type === 'terminal' && console.log(event.reason));
+ * ```
+ */
+export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
+  return defer(() => loopOf(createRunContext(options)));
+}
+
+/** The composition itself, over a prepared context (shared with `createAgentRun`). */
+export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): Observable<LoopEvent> {
+  const done$ = new Subject<void>();
+  const loop$ = setup(ctx).pipe(
+    expand((out: IterationOutput) =>
+      out.kind === 'continue' ? runIteration(ctx, out.state).pipe(subscribeOn(ctx.scheduler)) : EMPTY,
+    ),
+    filter((out): out is Extract<IterationOutput, { kind: 'event' }> => out.kind === 'event'),
+    map((out) => out.event),
+    finalize(() => done$.next()),
+  );
+  return merge(
+    // Events produced outside the iterations (e.g. a submission was queued) stop with the loop.
+    extra$.pipe(takeUntil(done$)),
+    loop$,
+  ).pipe(finalize(() => ctx.dispose()));
+}

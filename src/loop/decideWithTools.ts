@@ -1,0 +1,64 @@
+/**
+ * SPEC §2 step 8: the response finished with tools and every result is in. In order: a hook
+ * stopped continuation -> `hook_stopped`; a result ends the turn -> PostToolBatch, `completed`;
+ * PostToolBatch blocks -> `hook_stopped`; queued input joins the results; the next iteration
+ * would exceed `maxTurns` -> `max_turns`; else `next_turn`. (Aborts are decided before this.)
+ */
+import type { AssistantMessage, TextBlock, ToolResultBlock } from '../protocol/content.js';
+import type { HookDecision } from './seams.js';
+import { appendAll, assistantAddition, terminal, userAddition, type Addition, type DecideConfig, type Decision, type ToolBatch } from './decision.js';
+import { replayable, toolResultsMessage } from './messages.js';
+import { nextTurn } from './transitions.js';
+import type { LoopState } from './types.js';
+
+/** Assistant message plus one user message with the results (and any queued input after them). */
+export function batchAdditions(
+  message: AssistantMessage,
+  uuid: string,
+  results: readonly ToolResultBlock[],
+  queued: readonly TextBlock[],
+  newId: () => string,
+): Addition[] {
+  // A message with tool_use blocks always stays replayable (its last block is never thinking).
+  const replay = replayable(message) ?? { role: 'assistant' as const, content: message.content };
+  return [
+    assistantAddition(replay, uuid),
+    userAddition(toolResultsMessage(results, queued), newId(), queued.length > 0 ? 'queued_input' : 'tool_results', false),
+  ];
+}
+
+export function decideWithTools(
+  state: LoopState,
+  message: AssistantMessage,
+  uuid: string,
+  batch: ToolBatch,
+  config: DecideConfig,
+): Decision {
+  if (batch.stopContinuation) {
+    return terminal('hook_stopped', { additions: batchAdditions(message, uuid, batch.results, [], config.newId) });
+  }
+  if (config.hasPostToolBatchHook) return { type: 'run_post_tool_batch' };
+  return decideAfterPostToolBatch(state, message, uuid, batch, undefined, [], config);
+}
+
+export function decideAfterPostToolBatch(
+  state: LoopState,
+  message: AssistantMessage,
+  uuid: string,
+  batch: ToolBatch,
+  hook: HookDecision | undefined,
+  queued: readonly TextBlock[],
+  config: DecideConfig,
+): Decision {
+  const warnings = hook?.warnings ?? [];
+  if (batch.endsTurn) {
+    // The turn ends anyway: a blocking PostToolBatch decision has nothing left to stop.
+    return terminal('completed', { additions: batchAdditions(message, uuid, batch.results, [], config.newId), warnings });
+  }
+  if (hook?.block !== undefined || hook?.preventContinuation !== undefined) {
+    return terminal('hook_stopped', { additions: batchAdditions(message, uuid, batch.results, [], config.newId), warnings });
+  }
+  const additions = batchAdditions(message, uuid, batch.results, queued, config.newId);
+  if (state.turnCount + 1 > config.maxTurns) return terminal('max_turns', { additions, warnings });
+  return { type: 'continue', state: nextTurn(state, appendAll(state, additions), batch.shared), additions, warnings };
+}

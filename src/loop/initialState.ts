@@ -1,0 +1,109 @@
+/** The state of the first iteration, and the setup step that turns a prompt into history. */
+import { catchError, defer, from, mergeMap, of, type Observable } from 'rxjs';
+import type { MessageParam, TextBlock } from '../protocol/content.js';
+import { eventOf, type IterationOutput } from './events.js';
+import { ZERO_USAGE } from './pricing.js';
+import type { RunContext } from './runContext.js';
+import type { LoopError, LoopState, TerminalReason } from './types.js';
+
+export function initialState(ctx: RunContext): LoopState {
+  const messages = [...(ctx.options.messages ?? [])];
+  return {
+    messages,
+    messageUuids: messages.map(() => ctx.newId()),
+    turnCount: 1,
+    chainId: ctx.options.chainId ?? ctx.newId(),
+    depth: ctx.options.depth ?? 0,
+    transition: undefined,
+    model: ctx.options.model,
+    shared: ctx.options.shared ?? {},
+    maxOutputTokensRecoveryCount: 0,
+    malformedToolUseRetryCount: 0,
+    thinkingOnlyNudged: false,
+    hasAttemptedReactiveCompact: false,
+    stopHookActive: false,
+    stopHookBlockCount: 0,
+    tokenBudgetContinuations: 0,
+    turnOutputTokens: 0,
+    tokenBudgetIncrements: [],
+    repeatedCall: undefined,
+    usage: ZERO_USAGE,
+    costUsd: 0,
+    lastAssistantText: undefined,
+  };
+}
+
+export function setupTerminal(ctx: RunContext, state: LoopState, reason: TerminalReason, error?: LoopError): IterationOutput {
+  return eventOf(state, {
+    type: 'terminal',
+    reason,
+    turnCount: state.turnCount,
+    usage: state.usage,
+    costUsd: state.costUsd,
+    durationMs: ctx.now() - ctx.startedAt,
+    ...(error ? { error } : {}),
+    messages: state.messages,
+  });
+}
+
+function promptMessage(prompt: string | MessageParam): MessageParam {
+  return typeof prompt === 'string' ? { role: 'user', content: [{ type: 'text', text: prompt }] } : prompt;
+}
+
+/**
+ * Appends the prompt (after the UserPromptSubmit hook) and hands the first state to `expand`.
+ * Anything thrown here ends the run with `turn_setup_failed`.
+ */
+export function setup(ctx: RunContext): Observable<IterationOutput> {
+  return defer(() => {
+    const state = initialState(ctx);
+    const prompt = ctx.options.prompt;
+    if (prompt === undefined) {
+      if (state.messages.length === 0) {
+        return of(setupTerminal(ctx, state, 'turn_setup_failed', { kind: 'configuration', message: 'agentLoop needs `prompt` or `messages`' }));
+      }
+      return of<IterationOutput>({ kind: 'continue', state });
+    }
+    const message = promptMessage(prompt);
+    const hook = ctx.options.hooks?.userPromptSubmit;
+    type Answer = Awaited<ReturnType<NonNullable<typeof hook>>> | undefined;
+    const answer$: Observable<Answer> = hook
+      ? defer(() => from(hook({ chainId: state.chainId, depth: state.depth, prompt: message, signal: ctx.signal })))
+      : of(undefined);
+    return answer$.pipe(
+      mergeMap((answer): Observable<IterationOutput> => {
+        const out: IterationOutput[] = (answer?.warnings ?? []).map((m) => eventOf(state, { type: 'warning', message: m }));
+        if (answer?.block !== undefined || answer?.preventContinuation !== undefined) {
+          out.push(setupTerminal(ctx, state, 'hook_stopped'));
+          return from(out);
+        }
+        const extra: TextBlock[] = answer?.additionalContext ? [{ type: 'text', text: answer.additionalContext }] : [];
+        const full: MessageParam =
+          extra.length === 0
+            ? message
+            : { role: 'user', content: [...(typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content), ...extra] };
+        const uuid = ctx.newId();
+        const next: LoopState = { ...state, messages: [...state.messages, full], messageUuids: [...state.messageUuids, uuid] };
+        if (ctx.transcript) {
+          ctx.pendingTranscript.push({
+            type: 'user',
+            chainId: state.chainId,
+            depth: state.depth,
+            timestamp: Date.now(),
+            uuid,
+            parentUuid: state.messageUuids[state.messageUuids.length - 1],
+            message: full,
+            reason: 'prompt',
+            isMeta: false,
+          });
+        }
+        out.push(eventOf(state, { type: 'user_message', message: full as MessageParam & { role: 'user' }, uuid, reason: 'prompt' }));
+        out.push({ kind: 'continue', state: next });
+        return from(out);
+      }),
+      catchError((error: unknown) =>
+        of(setupTerminal(ctx, state, 'turn_setup_failed', { kind: 'hook', message: error instanceof Error ? error.message : String(error) })),
+      ),
+    );
+  });
+}

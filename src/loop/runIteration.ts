@@ -1,0 +1,522 @@
+/**
+ * One iteration (SPEC §2): budget and abort checks, transcript flush, context governance, the
+ * model call with its tools interleaved (tools start while the response streams), then the
+ * decision. Emits `IterationOutput`s; the last is either a `terminal` event or a `continue`.
+ */
+import {
+  concat,
+  connect,
+  defer,
+  EMPTY,
+  from,
+  ignoreElements,
+  map,
+  merge,
+  mergeMap,
+  of,
+  take,
+  takeUntil,
+  tap,
+  catchError,
+  throwError,
+  type Observable,
+} from 'rxjs';
+import { assembleBlocks } from '../../operators/assembleBlocks.js';
+import { withholdRecoverable } from '../../operators/withholdRecoverable.js';
+import type { AssemblyOutput, InvalidToolUseBlock } from '../assembly/types.js';
+import type { AssistantContentBlock, AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
+import type { MessagesRequest } from '../protocol/request.js';
+import type { ToolEvent } from '../tools/types.js';
+import { assertNever } from '../util/assertNever.js';
+import {
+  appendAll,
+  assistantAddition,
+  terminal,
+  userAddition,
+  type Addition,
+  type Decision,
+  type ToolBatch,
+} from './decision.js';
+import { decideAfterStopHook, decideNoTools } from './decideNoTools.js';
+import { decideOnError, isOverloaded, isPromptTooLong } from './decideOnError.js';
+import { decideAfterPostToolBatch, decideWithTools } from './decideWithTools.js';
+import { eventOf, type IterationOutput } from './events.js';
+import {
+  completeResults,
+  INTERRUPTED_RESULT_TEXT,
+  ORPHAN_RESULT_TEXT,
+  stripThinking,
+  textOf,
+  toolResultsMessage,
+} from './messages.js';
+import { addUsage, costOf, priceFor } from './pricing.js';
+import { buildRequestBase, type RunContext } from './runContext.js';
+import type { HookDecision } from './seams.js';
+import { nextTurn, reactiveCompactRetry } from './transitions.js';
+import type { LoopState } from './types.js';
+
+/** Mutable bookkeeping of one model attempt; reset on fallback and on `stream_retry`. */
+interface Attempt {
+  messageUuid: string | undefined;
+  message: AssistantMessage | undefined;
+  blocks: AssistantContentBlock[];
+  toolUses: ToolUseBlock[];
+  results: Map<string, ToolResultBlock>;
+  batch: ToolBatch | undefined;
+  error: unknown;
+}
+
+function newAttempt(): Attempt {
+  return { messageUuid: undefined, message: undefined, blocks: [], toolUses: [], results: new Map(), batch: undefined, error: undefined };
+}
+
+/** A tool_use block as history keeps it: the `invalid` marker is ours, not the API's. */
+function plainBlock(block: AssistantContentBlock | InvalidToolUseBlock): AssistantContentBlock {
+  if (block.type === 'tool_use' && 'invalid' in block) {
+    const { invalid: _invalid, ...rest } = block;
+    return rest;
+  }
+  return block;
+}
+
+export function runIteration(ctx: RunContext, initial: LoopState): Observable<IterationOutput> {
+  return defer(() => {
+    let state = initial;
+    const ev = (body: Parameters<typeof eventOf>[1]) => eventOf(state, body);
+
+    // ---- ending ------------------------------------------------------------------------------
+    const flushTranscript = (): Observable<never> =>
+      defer(() => {
+        const sink = ctx.transcript;
+        if (!sink || ctx.pendingTranscript.length === 0) return EMPTY;
+        return from(sink.append(ctx.pendingTranscript.splice(0)));
+      }).pipe(ignoreElements());
+
+    const record = (additions: readonly Addition[]): void => {
+      if (!ctx.transcript) return;
+      const timestamp = Date.now();
+      let parentUuid = state.messageUuids[state.messageUuids.length - 1];
+      for (const a of additions) {
+        const base = { chainId: state.chainId, depth: state.depth, timestamp, uuid: a.uuid, parentUuid };
+        ctx.pendingTranscript.push(
+          a.message.role === 'assistant'
+            ? { ...base, type: 'assistant', message: a.message as unknown as AssistantMessage }
+            : { ...base, type: 'user', message: a.message, reason: a.reason ?? 'prompt', isMeta: a.isMeta },
+        );
+        parentUuid = a.uuid;
+      }
+    };
+
+    const settleCommands = (ok: boolean): IterationOutput[] => {
+      const out: IterationOutput[] = [];
+      for (const id of ctx.started.splice(0)) {
+        out.push(ev({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: true }));
+      }
+      for (const cmd of ctx.queue.splice(0)) out.push(ev({ type: 'command_lifecycle', id: cmd.id, status: 'discarded' }));
+      return out;
+    };
+
+    const finish = (decision: Decision): Observable<IterationOutput> => {
+      if (decision.type === 'run_stop_hook' || decision.type === 'run_post_tool_batch') {
+        return throwError(() => new Error(`internal: unresolved decision ${decision.type}`));
+      }
+      // A continue decided after an abort (e.g. while a hook ran) still ends the run aborted.
+      if (decision.type === 'continue' && ctx.abortCause() === 'signal') {
+        return finish(terminal('aborted_tools', { additions: decision.additions }));
+      }
+      const out: IterationOutput[] = pendingLifecycle.splice(0);
+      for (const a of decision.additions) {
+        if (a.message.role === 'user') {
+          out.push(ev({ type: 'user_message', message: a.message as MessageParam & { role: 'user' }, uuid: a.uuid, reason: a.reason ?? 'prompt', isMeta: a.isMeta }));
+        }
+      }
+      for (const message of decision.warnings) out.push(ev({ type: 'warning', message }));
+      record(decision.additions);
+      if (decision.type === 'continue') {
+        const next = decision.state;
+        out.push(ev({ type: 'transition', reason: next.transition!.reason, turnCount: next.turnCount }));
+        out.push({ kind: 'continue', state: next });
+        return from(out);
+      }
+      const reason = decision.reason;
+      const controlled = reason === 'completed' || reason === 'max_turns' || reason === 'hook_stopped' || reason === 'stop_hook_prevented' || reason === 'tool_deferred';
+      out.push(...settleCommands(controlled));
+      const messages = appendAll(state, decision.additions).messages;
+      const terminalEvent = ev({
+        type: 'terminal',
+        reason,
+        turnCount: state.turnCount,
+        usage: state.usage,
+        costUsd: state.costUsd,
+        durationMs: ctx.now() - ctx.startedAt,
+        ...(decision.error ? { error: decision.error } : {}),
+        ...(state.lastAssistantText !== undefined ? { lastAssistantText: state.lastAssistantText } : {}),
+        messages,
+      });
+      return concat(from(out), flushTranscript(), of(terminalEvent));
+    };
+
+    /** The partial (or complete) assistant message plus results for every tool_use, real or synthetic. */
+    const orphanAdditions = (attempt: Attempt, missingText: string): Addition[] => {
+      const content = attempt.message ? attempt.message.content : attempt.blocks;
+      if (content.length === 0) return [];
+      const additions: Addition[] = [assistantAddition({ role: 'assistant', content }, attempt.messageUuid ?? ctx.newId())];
+      if (attempt.toolUses.length > 0) {
+        const have = new Map(attempt.results);
+        for (const r of attempt.batch?.results ?? []) have.set(r.tool_use_id, r);
+        const results = completeResults(attempt.toolUses, have, missingText);
+        additions.push(userAddition(toolResultsMessage(results), ctx.newId(), 'orphan_results', false));
+      } else if (content[content.length - 1]?.type === 'thinking' || content[content.length - 1]?.type === 'redacted_thinking') {
+        return [];
+      }
+      return additions;
+    };
+
+    // ---- hooks -------------------------------------------------------------------------------
+    const runHook = (call: () => Promise<HookDecision>): Observable<HookDecision> =>
+      defer(() => from(call())).pipe(
+        take(1),
+        catchError((error: unknown) =>
+          of<HookDecision>({ warnings: [`a hook failed and was ignored: ${error instanceof Error ? error.message : String(error)}`] }),
+        ),
+      );
+
+    const resolve = (decision: Decision, attempt: Attempt): Observable<IterationOutput> => {
+      const message = attempt.message!;
+      const uuid = attempt.messageUuid ?? ctx.newId();
+      const hooks = ctx.options.hooks;
+      if (decision.type === 'run_stop_hook' && hooks?.stop) {
+        const stop = hooks.stop;
+        return runHook(() =>
+          stop({
+            chainId: state.chainId,
+            depth: state.depth,
+            messages: state.messages,
+            lastAssistantMessage: message,
+            stopHookActive: state.stopHookActive,
+            signal: ctx.signal,
+          }),
+        ).pipe(mergeMap((hook) => finish(decideAfterStopHook(state, message, uuid, hook, ctx.decideConfig))));
+      }
+      if (decision.type === 'run_post_tool_batch' && hooks?.postToolBatch && attempt.batch) {
+        const batch = attempt.batch;
+        const post = hooks.postToolBatch;
+        return runHook(() =>
+          post({ chainId: state.chainId, depth: state.depth, toolUses: attempt.toolUses, results: batch.results, messages: state.messages, signal: ctx.signal }),
+        ).pipe(mergeMap((hook) => finish(decideAfterPostToolBatch(state, message, uuid, batch, hook, absorbQueue(), ctx.decideConfig))));
+      }
+      if (decision.type === 'continue' && decision.state.transition?.reason === 'next_turn') {
+        // Queued input rides with the tool results (absorbed only when the turn goes on).
+        const queued = absorbQueue();
+        if (queued.length > 0 && attempt.batch) {
+          return finish(decideAfterPostToolBatch(state, message, uuid, attempt.batch, undefined, queued, ctx.decideConfig));
+        }
+      }
+      return finish(decision);
+    };
+
+    const absorbQueue = () => {
+      const items = ctx.queue.splice(0);
+      const started: IterationOutput[] = [];
+      for (const item of items) {
+        ctx.started.push(item.id);
+        started.push(ev({ type: 'command_lifecycle', id: item.id, status: 'started' }));
+      }
+      pendingLifecycle.push(...started);
+      return items.flatMap((item) => item.content);
+    };
+    const pendingLifecycle: IterationOutput[] = [];
+
+    // ---- after the response ------------------------------------------------------------------
+    const decide = (attempt: Attempt): Observable<IterationOutput> => {
+      const abortedReason = attempt.message ? 'aborted_tools' : 'aborted_streaming';
+      if (ctx.abortCause() !== undefined) {
+        return finish(terminal(abortedReason, { additions: orphanAdditions(attempt, ORPHAN_RESULT_TEXT) }));
+      }
+      if (interrupted) {
+        // The submission itself is the context: no "interrupted" message, just its content.
+        const additions = orphanAdditions(attempt, INTERRUPTED_RESULT_TEXT);
+        const queued = absorbQueue();
+        if (queued.length === 0) return finish(terminal(abortedReason, { additions }));
+        const last = additions[additions.length - 1];
+        if (last && last.message.role === 'user' && Array.isArray(last.message.content)) {
+          additions[additions.length - 1] = { ...last, reason: 'queued_input', message: { role: 'user', content: [...last.message.content, ...queued] } };
+        } else {
+          additions.push(userAddition({ role: 'user', content: [...queued] }, ctx.newId(), 'queued_input', false));
+        }
+        if (state.turnCount + 1 > ctx.decideConfig.maxTurns) return finish(terminal('max_turns', { additions }));
+        return finish({ type: 'continue', state: nextTurn(state, appendAll(state, additions), state.shared), additions, warnings: [] });
+      }
+      if (attempt.error !== undefined || !attempt.message) {
+        const { reason, error } =
+          attempt.error !== undefined
+            ? decideOnError(attempt.error)
+            : { reason: 'model_error' as const, error: { kind: 'internal' as const, message: 'the response ended without a message' } };
+        return finish(terminal(reason, { error, additions: orphanAdditions(attempt, ORPHAN_RESULT_TEXT) }));
+      }
+      const message = attempt.message;
+      const uuid = attempt.messageUuid ?? ctx.newId();
+      if (attempt.toolUses.length > 0) {
+        const batch: ToolBatch = attempt.batch ?? {
+          type: 'tool_batch',
+          results: completeResults(attempt.toolUses, attempt.results, ORPHAN_RESULT_TEXT),
+          endsTurn: false,
+          shared: state.shared,
+        };
+        attempt.batch = batch;
+        return resolve(decideWithTools(state, message, uuid, batch, ctx.decideConfig), attempt);
+      }
+      return resolve(decideNoTools(state, message, uuid, ctx.decideConfig), attempt);
+    };
+
+    // ---- the model call ----------------------------------------------------------------------
+    const base = buildRequestBase(ctx.options, ctx.maxOutputTokens);
+    const toolsOf = (model: string, messages: readonly MessageParam[]): MessagesRequest => ({
+      ...base,
+      model,
+      messages: messages as MessageParam[],
+    });
+
+    let attempt = newAttempt();
+    let interrupted = false;
+    const stop$ = merge(
+      ctx.abort$,
+      ctx.interrupt$.pipe(
+        tap(() => {
+          interrupted = true;
+        }),
+      ),
+    );
+
+    const onModel = (event: AssemblyOutput): IterationOutput[] => {
+      switch (event.type) {
+        case 'api_retry':
+          return [ev({ type: 'api_retry', retry: event })];
+        case 'stream_retry':
+          attempt = { ...newAttempt() };
+          return [ev({ type: 'stream_retry', retry: event })];
+        case 'debug':
+          return [ev({ type: 'model', event })];
+        case 'message_start':
+          attempt.messageUuid = ctx.newId();
+          return [ev({ type: 'model', event })];
+        case 'block': {
+          const block = plainBlock(event.block);
+          attempt.blocks.push(block);
+          if (block.type === 'tool_use') attempt.toolUses.push(block);
+          return [ev({ type: 'model', event })];
+        }
+        case 'message': {
+          const message = event.message;
+          attempt.message = message;
+          const cost = costOf(message.usage, priceFor(message.model || state.model, ctx.prices));
+          ctx.budget?.charge(cost);
+          const text = textOf(message);
+          state = {
+            ...state,
+            usage: addUsage(state.usage, message.usage),
+            costUsd: state.costUsd + cost,
+            turnOutputTokens: state.turnOutputTokens + (message.usage.output_tokens ?? 0),
+            lastAssistantText: text !== '' ? text : state.lastAssistantText,
+          };
+          return [ev({ type: 'assistant_message', message, uuid: attempt.messageUuid ?? (attempt.messageUuid = ctx.newId()) })];
+        }
+        case 'block_start':
+        case 'text_delta':
+        case 'thinking_delta':
+        case 'tool_input_delta':
+        case 'message_delta':
+          return [ev({ type: 'model', event })];
+        default:
+          return assertNever(event, 'assembly output');
+      }
+    };
+
+    const onTool = (event: ToolEvent): IterationOutput[] => {
+      switch (event.type) {
+        case 'tool_start':
+          return [ev({ type: 'tool_start', toolUseId: event.toolUseId, name: event.name, input: event.input })];
+        case 'tool_progress':
+          return [ev({ type: 'tool_progress', toolUseId: event.toolUseId, name: event.name, data: event.data })];
+        case 'tool_result':
+          attempt.results.set(event.toolUseId, event.result);
+          return [ev({ type: 'tool_result', toolUseId: event.toolUseId, name: event.name, result: event.result, durationMs: event.durationMs })];
+        case 'tool_batch':
+          attempt.batch = event;
+          return [];
+        default:
+          return assertNever(event, 'tool event');
+      }
+    };
+
+    /** One model attempt with its tools; errors are rethrown only after the tools drained. */
+    const callOnce = (model: string, messages: readonly MessageParam[]): Observable<IterationOutput> =>
+      defer(() => {
+        attempt = newAttempt();
+        ctx.interruptible = true;
+        const current = attempt;
+        const tools = ctx.options.tools ?? [];
+        return concat(
+          ctx.callModel(toolsOf(model, messages)).pipe(
+            assembleBlocks(),
+            connect((shared$) =>
+              merge(
+                shared$.pipe(
+                  mergeMap(onModel),
+                  catchError((error: unknown) => {
+                    current.error = error;
+                    return EMPTY;
+                  }),
+                ),
+                tools.length === 0
+                  ? EMPTY
+                  : shared$.pipe(
+                      ctx.scheduleTools({
+                        tools,
+                        shared: state.shared,
+                        hooks: ctx.options.hooks,
+                        canUseTool: ctx.options.canUseTool,
+                        onInterruptibleChange: (interruptible) => {
+                          ctx.interruptible = interruptible;
+                        },
+                      }),
+                      mergeMap(onTool),
+                      // The model branch recorded the error; the scheduler re-emits it after its batch.
+                      catchError(() => EMPTY),
+                    ),
+              ),
+            ),
+          ),
+          defer(() => (current.error !== undefined ? throwError(() => current.error) : EMPTY)),
+        );
+      });
+
+    const withFallback = (messages: readonly MessageParam[]): Observable<IterationOutput> =>
+      callOnce(state.model, messages).pipe(
+        catchError((error: unknown) => {
+          const fallback = ctx.options.fallbackModel;
+          if (!isOverloaded(error) || !fallback || fallback === state.model) return throwError(() => error);
+          // The failed attempt's message is void: consumers remove it; thinking is model-bound.
+          const failed = attempt.messageUuid;
+          const stripped = stripThinking(state.messages);
+          state = { ...state, model: fallback, messages: stripped };
+          const notice = [
+            ...(failed ? [ev({ type: 'tombstone', uuids: [failed] })] : []),
+            ev({ type: 'warning', message: `model ${initial.model} is overloaded; switching to ${fallback}`, code: 'model_fallback' }),
+          ];
+          return concat(from(notice), callOnce(fallback, stripped));
+        }),
+      );
+
+    const reactiveCompact = (error: unknown): Observable<IterationOutput> | undefined => {
+      if (state.hasAttemptedReactiveCompact) return undefined;
+      return ctx.governor
+        .reactiveCompact({
+          chainId: state.chainId,
+          depth: state.depth,
+          messages: state.messages,
+          model: state.model,
+          maxOutputTokens: ctx.maxOutputTokens,
+          lastUsage: undefined,
+          messagesSinceUsage: 0,
+          signal: ctx.signal,
+          error: error instanceof Error ? error.message : String(error),
+        })
+        .pipe(
+          take(1),
+          mergeMap((result) => {
+            if (result.type === 'failed') return throwError(() => error);
+            const messages = [...result.messages];
+            const next = reactiveCompactRetry(state, { messages, uuids: messages.map(() => ctx.newId()) });
+            ctx.pendingTranscript.push({
+              type: 'compact_boundary',
+              chainId: state.chainId,
+              depth: state.depth,
+              timestamp: Date.now(),
+              boundary: result.boundary,
+              messages,
+            });
+            return from([
+              ev({ type: 'compact_boundary', ...result.boundary }),
+              ev({ type: 'transition', reason: 'reactive_compact_retry', turnCount: next.turnCount }),
+              { kind: 'continue', state: next } as IterationOutput,
+            ]);
+          }),
+        );
+    };
+
+    const modelPhase = (messages: readonly MessageParam[]): Observable<IterationOutput> => {
+      let recovered = false;
+      return concat(
+        withFallback(messages).pipe(
+          withholdRecoverable<IterationOutput>({
+            isRecoverable: isPromptTooLong,
+            recover: (error) => {
+              const recovery = reactiveCompact(error);
+              if (recovery) recovered = true;
+              return recovery;
+            },
+          }),
+          catchError((error: unknown) => {
+            recovered = false;
+            attempt.error = error;
+            return EMPTY;
+          }),
+          takeUntil(stop$),
+        ),
+        defer(() => (recovered && ctx.abortCause() === undefined && !interrupted ? EMPTY : decide(attempt))),
+      );
+    };
+
+    // ---- the iteration -----------------------------------------------------------------------
+    if (ctx.abortCause() !== undefined) return decide(newAttempt());
+    if (ctx.budget?.exhausted()) {
+      return finish(
+        terminal('budget_exhausted', {
+          error: { kind: 'internal', message: `the cost budget of $${ctx.budget.maxUsd} is spent ($${ctx.budget.spentUsd().toFixed(4)})` },
+        }),
+      );
+    }
+    const start = ev({ type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason });
+    const governed$ = ctx.governor
+      .beforeCall({
+        chainId: state.chainId,
+        depth: state.depth,
+        messages: state.messages,
+        model: state.model,
+        maxOutputTokens: ctx.maxOutputTokens,
+        lastUsage: undefined,
+        messagesSinceUsage: 0,
+        signal: ctx.signal,
+      })
+      .pipe(
+        take(1),
+        mergeMap((decision): Observable<IterationOutput> => {
+          switch (decision.type) {
+            case 'ok':
+              return modelPhase(decision.messages);
+            case 'compacted': {
+              const messages = [...decision.messages];
+              state = { ...state, messages, messageUuids: messages.map(() => ctx.newId()) };
+              ctx.pendingTranscript.push({
+                type: 'compact_boundary',
+                chainId: state.chainId,
+                depth: state.depth,
+                timestamp: Date.now(),
+                boundary: decision.boundary,
+                messages,
+              });
+              return concat(of(ev({ type: 'compact_boundary', ...decision.boundary })), flushTranscript(), modelPhase(messages));
+            }
+            case 'blocking_limit':
+              return finish(terminal('blocking_limit', { error: { kind: 'internal', message: decision.message } }));
+            case 'rapid_refill_breaker':
+              return finish(terminal('rapid_refill_breaker', { error: { kind: 'internal', message: decision.message } }));
+            default:
+              return assertNever(decision, 'governor decision');
+          }
+        }),
+      );
+    return concat(of(start), flushTranscript(), governed$).pipe(map((x) => x));
+  });
+}
