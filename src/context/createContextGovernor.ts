@@ -98,6 +98,8 @@ interface GovernorState {
   justCompacted: boolean;
   /** The usage that was current when the history was last compacted: it describes the old history. */
   staleUsage: Usage | undefined;
+  /** The messages of the last compacted view: a usage whose response is one of them predates it. */
+  compactedMembers: WeakSet<MessageParam>;
   /** chainId of the user turn that already had its reactive compaction. */
   reactiveChainId: string | undefined;
 }
@@ -115,6 +117,7 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
     autoCompactDisabled: false,
     justCompacted: false,
     staleUsage: undefined,
+    compactedMembers: new WeakSet(),
     reactiveChainId: undefined,
   };
   const maxFailures = options.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_COMPACT_FAILURES;
@@ -129,8 +132,20 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
     return { limits, thresholds: contextThresholds(limits) };
   };
 
-  const usableUsage = (usage: Usage | undefined): Usage | undefined =>
-    usage !== undefined && state.staleUsage !== undefined && sameUsage(usage, state.staleUsage) ? undefined : usage;
+  /**
+   * The reported usage, unless it describes the history from before the last compaction (a
+   * loop that kept its old usage after adopting the compacted view). Identity decides when the
+   * loop passes the same object; otherwise equal numbers plus a covered response that already
+   * existed before the compaction.
+   */
+  const usableUsage = (input: GovernorInput): Usage | undefined => {
+    const usage = input.lastUsage;
+    if (usage === undefined || state.staleUsage === undefined) return usage;
+    if (usage === state.staleUsage) return undefined;
+    const covered = input.messages[input.messagesSinceUsage - 1];
+    const predates = covered === undefined || state.compactedMembers.has(covered);
+    return predates && sameUsage(usage, state.staleUsage) ? undefined : usage;
+  };
 
   /** Layers 0–2: synchronous, no model call. Returns the view, its token count and notices. */
   const cheapLayers = (input: GovernorInput, notices: GovernorNotice[]): { messages: readonly MessageParam[]; tokens: number; preTokens: number } => {
@@ -151,54 +166,67 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
       }
     }
     // Layer 0 keeps indexes, so the reported usage still lines up with `messagesSinceUsage`.
-    const lastUsage = usableUsage(input.lastUsage);
+    const lastUsage = usableUsage(input);
     const since = Math.min(Math.max(0, input.messagesSinceUsage), messages.length);
     const preTokens = countTokens({ messages, lastUsage, messagesSinceUsage: since });
     let tokens = preTokens;
 
+    // How a layer's savings enter the count. Without usage the view is estimated whole, so the
+    // count is simply re-estimated. With usage, the usage describes the view that was last sent:
+    // a message dropped or cleared then (and dropped again now, when the loop keeps its full
+    // history) is already absent from it, so each message's saving is subtracted only once.
+    const recount = (
+      before: readonly MessageParam[],
+      after: readonly MessageParam[],
+      changed: Iterable<number>,
+      removed: number,
+    ): { readonly tokens: number; readonly fresh: boolean } => {
+      let freed = 0;
+      let fresh = false;
+      for (let i = 0; i < removed; i++) {
+        const message = before[i]!;
+        if (state.freedCounted.has(message)) continue;
+        state.freedCounted.add(message);
+        fresh = true;
+        freed += estimateMessageTokens(message);
+      }
+      for (const i of changed) {
+        const message = before[i]!;
+        if (state.freedCounted.has(message)) continue;
+        state.freedCounted.add(message);
+        fresh = true;
+        freed += estimateMessageTokens(message) - estimateMessageTokens(after[i]!);
+      }
+      return { tokens: lastUsage === undefined ? estimateMessagesTokens(after) : tokens - freed, fresh };
+    };
+
+    // A boundary is reported when a layer removes something for the first time, not again on
+    // every call of a loop that keeps its full history and has the same messages dropped anew.
     if (options.snip) {
-      const before = tokens;
       const snipped = snip(messages, options.snip);
       if (snipped.removedMessages > 0) {
-        tokens -= newlyFreed(messages, 0, snipped.removedMessages, (m) => estimateMessageTokens(m));
+        const before = tokens;
+        const counted = recount(messages, snipped.messages, [], snipped.removedMessages);
+        tokens = counted.tokens;
         messages = snipped.messages;
-        notices.push({ type: 'compact_boundary', boundary: { trigger: 'snip', preTokens: before, postTokens: tokens } });
+        if (counted.fresh) {
+          notices.push({ type: 'compact_boundary', boundary: { trigger: 'snip', preTokens: before, postTokens: tokens } });
+        }
       }
     }
     if (options.microcompact) {
-      const before = tokens;
       const cleared = microcompact(messages, options.microcompact);
       if (cleared.clearedResults > 0) {
-        for (const i of cleared.changedIndexes) {
-          const original = messages[i]!;
-          if (state.freedCounted.has(original)) continue;
-          state.freedCounted.add(original);
-          tokens -= estimateMessageTokens(original) - estimateMessageTokens(cleared.messages[i]!);
-        }
+        const before = tokens;
+        const counted = recount(messages, cleared.messages, cleared.changedIndexes, 0);
+        tokens = counted.tokens;
         messages = cleared.messages;
-        if (tokens < before) {
+        if (counted.fresh) {
           notices.push({ type: 'compact_boundary', boundary: { trigger: 'microcompact', preTokens: before, postTokens: tokens } });
         }
       }
     }
     return { messages, tokens, preTokens };
-  };
-
-  /** Snip may drop the same messages on every call when the loop keeps its full history: subtract once. */
-  const newlyFreed = (
-    messages: readonly MessageParam[],
-    from: number,
-    to: number,
-    estimate: (message: MessageParam) => number,
-  ): number => {
-    let freed = 0;
-    for (let i = from; i < to; i++) {
-      const message = messages[i]!;
-      if (state.freedCounted.has(message)) continue;
-      state.freedCounted.add(message);
-      freed += estimate(message);
-    }
-    return freed;
   };
 
   const compact = (
@@ -237,10 +265,12 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
     });
 
   /** Bookkeeping of a successful compaction (auto or reactive). */
-  const recordCompaction = (input: GovernorInput): void => {
+  const recordCompaction = (input: GovernorInput, view: readonly MessageParam[]): void => {
     state.justCompacted = true;
     state.consecutiveFailures = 0;
     state.staleUsage = input.lastUsage;
+    state.compactedMembers = new WeakSet(view);
+    for (const message of input.messages) state.compactedMembers.add(message);
   };
 
   const beforeCall = (input: GovernorInput): Observable<GovernorDecision> =>
@@ -273,7 +303,7 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
         map((outcome): GovernorDecision => {
           switch (outcome.type) {
             case 'compacted':
-              recordCompaction(input);
+              recordCompaction(input, outcome.messages);
               if (outcome.boundary.postTokens >= thresholds.autoCompactAt) {
                 // The summary plus the kept messages are already over the line: compacting again
                 // next call would only burn requests.
@@ -325,7 +355,7 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
         map((outcome): ReactiveCompactResult => {
           switch (outcome.type) {
             case 'compacted':
-              recordCompaction(input);
+              recordCompaction(input, outcome.messages);
               return withNotices({ type: 'compacted', messages: outcome.messages, boundary: outcome.boundary });
             case 'too_short':
               return withNotices({
