@@ -349,7 +349,9 @@ function resetAttempt(state: SchedulerState, commands: SchedulerCommand[]): void
 }
 
 function updateInterruptible(state: SchedulerState, commands: SchedulerCommand[]): void {
-  const value = state.mode === 'open' && state.runningBlock === 0;
+  // Once interrupted, aborted or finished the question is moot: report nothing more.
+  if (state.mode !== 'open') return;
+  const value = state.runningBlock === 0;
   if (value !== state.interruptible) {
     state.interruptible = value;
     commands.push({ type: 'interruptible', value });
