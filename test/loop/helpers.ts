@@ -42,3 +42,53 @@ export function syncModel(script: (n: number, request: MessagesRequest) => FakeS
 
 let counter = 0;
 export const seqId = () => `id-${++counter}`;
+
+import { lastValueFrom, tap, toArray as toArrayOp } from 'rxjs';
+import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { createMessagesClient } from '../../src/transport/createMessagesClient.js';
+import { agentLoop } from '../../src/loop/agentLoop.js';
+import type { AgentLoopOptions } from '../../src/loop/options.js';
+import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
+import type { RecordedRequest, Script } from '../../src/testing/script.js';
+
+export interface HttpRun {
+  readonly events: LoopEvent[];
+  readonly terminal: TerminalEvent;
+  readonly requests: readonly RecordedRequest[];
+}
+
+/** Runs the loop over HTTP against the scripted server until its terminal; closes everything. */
+export async function runOverHttp(
+  script: Script,
+  options: Partial<AgentLoopOptions> & { readonly maxRetries?: number; readonly onEvent?: (e: LoopEvent) => void } = {},
+): Promise<HttpRun> {
+  const server = await startScriptedServer({ script });
+  const client = createMessagesClient({
+    baseURL: server.baseURL,
+    apiKey: 'test-key',
+    maxRetries: options.maxRetries ?? 0,
+    retryBaseDelayMs: 5,
+    retryMaxDelayMs: 10,
+  });
+  try {
+    const { maxRetries: _m, onEvent, ...rest } = options;
+    const events = await lastValueFrom(
+      agentLoop({ model: 'claude-sonnet-4-5', prompt: 'start', ...rest, client }).pipe(
+        tap((e) => onEvent?.(e)),
+        toArrayOp(),
+      ),
+    );
+    const terminal = events[events.length - 1] as TerminalEvent;
+    return { events, terminal, requests: [...server.requests] };
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+export function terminals(events: readonly LoopEvent[]): TerminalEvent[] {
+  return events.filter((e): e is TerminalEvent => e.type === 'terminal');
+}
+export function transitions(events: readonly LoopEvent[]): string[] {
+  return events.flatMap((e) => (e.type === 'transition' ? [e.reason] : []));
+}
