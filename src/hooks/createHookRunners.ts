@@ -1,0 +1,214 @@
+/**
+ * Builds the hook functions the tool pipeline and the loop call (src/tools/hooks.ts,
+ * src/loop/seams.ts) from a `HooksConfig` (settings files and/or in-process callbacks).
+ *
+ * The hooks matching one event run in parallel; their outcomes are combined: any block wins
+ * (reasons joined), permission deny > ask > allow, the last rewrite in configuration order wins,
+ * additional context is concatenated. When no hook matches a tool call the answer is synchronous
+ * (`undefined`), so configured-but-irrelevant hooks cost the pipeline nothing.
+ */
+import type { MessageParam, ToolResultBlock } from '../protocol/content.js';
+import type {
+  HookDecision,
+  LoopHooks,
+  PostToolBatchHookInput,
+  StopHookInput,
+  UserPromptSubmitHookInput,
+} from '../loop/seams.js';
+import type { PostToolUseHook, PostToolUseResult, PreToolUseHook, PreToolUseResult, ToolHooks } from '../tools/hooks.js';
+import type { HookOutcome } from './interpretHookOutput.js';
+import { compileToolMatcher } from './matcher.js';
+import { runHook } from './runHook.js';
+import type { HookEvent, HookInput, HookInputBase, HookSpec, HooksConfig } from './types.js';
+
+export interface HookRunnerOptions {
+  readonly hooks: HooksConfig;
+  /** The workspace: command hooks run there and receive it as `cwd`. */
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly transcriptPath?: string;
+  readonly permissionMode?: string;
+  /** Warnings of PreToolUse/PostToolUse hooks (their seam has no warnings channel). */
+  readonly onWarning?: (message: string) => void;
+  /** SIGTERM → SIGKILL grace for command hooks. */
+  readonly killGraceMs?: number;
+}
+
+export interface LoopHookResult extends HookDecision {
+  readonly warnings: readonly string[];
+  readonly additionalContext?: string;
+}
+
+export interface HookRunners {
+  readonly preToolUse: PreToolUseHook;
+  readonly postToolUse: PostToolUseHook;
+  readonly runStopHooks: (input: StopHookInput) => Promise<LoopHookResult>;
+  readonly runPostToolBatchHooks: (input: PostToolBatchHookInput) => Promise<LoopHookResult>;
+  readonly runUserPromptSubmitHooks: (input: UserPromptSubmitHookInput) => Promise<LoopHookResult>;
+  /** The same functions shaped for `agentLoop({ hooks })`. */
+  readonly toolHooks: ToolHooks;
+  readonly loopHooks: LoopHooks;
+}
+
+export function createHookRunners(options: HookRunnerOptions): HookRunners {
+  const compiled = Object.fromEntries(
+    Object.entries(options.hooks).map(([event, groups]) => [
+      event,
+      (groups ?? []).map((g) => ({ matches: compileToolMatcher(g.matcher), hooks: g.hooks })),
+    ]),
+  ) as { [E in HookEvent]?: Array<{ matches: (tool: string) => boolean; hooks: readonly HookSpec[] }> };
+
+  const specsFor = (event: HookEvent, toolName?: string): HookSpec[] =>
+    (compiled[event] ?? []).filter((g) => toolName === undefined || g.matches(toolName)).flatMap((g) => g.hooks);
+
+  const base = (event: HookEvent): HookInputBase => ({
+    session_id: options.sessionId,
+    transcript_path: options.transcriptPath,
+    cwd: options.cwd,
+    ...(options.permissionMode === undefined ? {} : { permission_mode: options.permissionMode }),
+    hook_event_name: event,
+  });
+
+  const runAll = (specs: readonly HookSpec[], input: HookInput, signal?: AbortSignal): Promise<HookOutcome[]> =>
+    Promise.all(
+      specs.map((spec) =>
+        runHook(spec, input, {
+          cwd: options.cwd,
+          ...(signal === undefined ? {} : { signal }),
+          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        }),
+      ),
+    );
+
+  const report = (outcomes: readonly HookOutcome[]) => {
+    for (const o of outcomes) for (const w of o.warnings) options.onWarning?.(w);
+  };
+
+  const preToolUse: PreToolUseHook = (input) => {
+    const specs = specsFor('PreToolUse', input.toolName);
+    if (specs.length === 0) return undefined;
+    const hookInput: HookInput = {
+      ...base('PreToolUse'),
+      hook_event_name: 'PreToolUse',
+      tool_name: input.toolName,
+      tool_input: input.toolInput,
+      tool_use_id: input.toolUseId,
+    };
+    return runAll(specs, hookInput).then((outcomes): PreToolUseResult => {
+      report(outcomes);
+      const denials = outcomes.filter((o) => o.block !== undefined || o.permissionDecision === 'deny');
+      const asks = outcomes.filter((o) => o.permissionDecision === 'ask');
+      const allows = outcomes.filter((o) => o.permissionDecision === 'allow');
+      const decided = denials.length ? { decision: 'deny' as const, from: denials } : asks.length ? { decision: 'ask' as const, from: asks } : allows.length ? { decision: 'allow' as const, from: allows } : undefined;
+      const reason = decided && joinDefined(decided.from.map((o) => o.block ?? o.permissionDecisionReason), '\n');
+      const updatedInput = [...outcomes].reverse().find((o) => o.updatedInput !== undefined)?.updatedInput;
+      const additionalContext = joinDefined(outcomes.map((o) => o.additionalContext), '\n\n');
+      const stop = outcomes.find((o) => o.preventContinuation !== undefined)?.preventContinuation;
+      return {
+        ...(decided ? { decision: decided.decision } : {}),
+        ...(reason ? { reason } : {}),
+        ...(updatedInput ? { updatedInput } : {}),
+        ...(additionalContext ? { additionalContext } : {}),
+        ...(stop ? { stopContinuation: { reason: stop } } : {}),
+      };
+    });
+  };
+
+  const postToolUse: PostToolUseHook = (input) => {
+    const specs = specsFor('PostToolUse', input.toolName);
+    if (specs.length === 0) return undefined;
+    const hookInput: HookInput = {
+      ...base('PostToolUse'),
+      hook_event_name: 'PostToolUse',
+      tool_name: input.toolName,
+      tool_input: input.toolInput,
+      tool_use_id: input.toolUseId,
+      tool_response: input.output,
+      is_error: input.result.is_error === true,
+    };
+    return runAll(specs, hookInput).then((outcomes): PostToolUseResult => {
+      report(outcomes);
+      const block = joinDefined(outcomes.map((o) => o.block), '\n');
+      const rewritten = [...outcomes].reverse().find((o) => 'updatedOutput' in o);
+      const additionalContext = joinDefined(outcomes.map((o) => o.additionalContext), '\n\n');
+      const stop = outcomes.find((o) => o.preventContinuation !== undefined)?.preventContinuation;
+      return {
+        ...(block ? { block } : {}),
+        ...(rewritten ? { updatedOutput: rewritten.updatedOutput } : {}),
+        ...(additionalContext ? { additionalContext } : {}),
+        ...(stop ? { stopContinuation: { reason: stop } } : {}),
+      };
+    });
+  };
+
+  const loopResult = (outcomes: readonly HookOutcome[]): LoopHookResult => {
+    const block = joinDefined(outcomes.map((o) => o.block), '\n');
+    const stop = outcomes.find((o) => o.preventContinuation !== undefined)?.preventContinuation;
+    const additionalContext = joinDefined(outcomes.map((o) => o.additionalContext), '\n\n');
+    return {
+      ...(block ? { block } : {}),
+      ...(stop ? { preventContinuation: stop } : {}),
+      ...(additionalContext ? { additionalContext } : {}),
+      warnings: outcomes.flatMap((o) => o.warnings),
+    };
+  };
+
+  const runStopHooks = async (input: StopHookInput): Promise<LoopHookResult> => {
+    const specs = specsFor('Stop');
+    if (specs.length === 0) return { warnings: [] };
+    const hookInput: HookInput = {
+      ...base('Stop'),
+      hook_event_name: 'Stop',
+      stop_hook_active: input.stopHookActive,
+      last_assistant_message: input.lastAssistantMessage.content
+        .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+        .join(''),
+    };
+    return loopResult(await runAll(specs, hookInput, input.signal));
+  };
+
+  const runPostToolBatchHooks = async (input: PostToolBatchHookInput): Promise<LoopHookResult> => {
+    const specs = specsFor('PostToolBatch');
+    if (specs.length === 0) return { warnings: [] };
+    const byId = new Map<string, ToolResultBlock>(input.results.map((r) => [r.tool_use_id, r]));
+    const hookInput: HookInput = {
+      ...base('PostToolBatch'),
+      hook_event_name: 'PostToolBatch',
+      tool_calls: input.toolUses.map((use) => ({
+        tool_name: use.name,
+        tool_input: use.input,
+        tool_use_id: use.id,
+        tool_response: byId.get(use.id)?.content,
+        is_error: byId.get(use.id)?.is_error === true,
+      })),
+    };
+    return loopResult(await runAll(specs, hookInput, input.signal));
+  };
+
+  const runUserPromptSubmitHooks = async (input: UserPromptSubmitHookInput): Promise<LoopHookResult> => {
+    const specs = specsFor('UserPromptSubmit');
+    if (specs.length === 0) return { warnings: [] };
+    const hookInput: HookInput = { ...base('UserPromptSubmit'), hook_event_name: 'UserPromptSubmit', prompt: promptText(input.prompt) };
+    return loopResult(await runAll(specs, hookInput, input.signal));
+  };
+
+  return {
+    preToolUse,
+    postToolUse,
+    runStopHooks,
+    runPostToolBatchHooks,
+    runUserPromptSubmitHooks,
+    toolHooks: { preToolUse: [preToolUse], postToolUse: [postToolUse] },
+    loopHooks: { stop: runStopHooks, postToolBatch: runPostToolBatchHooks, userPromptSubmit: runUserPromptSubmitHooks },
+  };
+}
+
+function joinDefined(parts: ReadonlyArray<string | undefined>, separator: string): string | undefined {
+  const present = parts.filter((p): p is string => p !== undefined && p !== '');
+  return present.length ? present.join(separator) : undefined;
+}
+
+function promptText(prompt: MessageParam): string {
+  if (typeof prompt.content === 'string') return prompt.content;
+  return prompt.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+}

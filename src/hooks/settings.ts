@@ -1,0 +1,138 @@
+/**
+ * Settings files: `~/.rxagent/settings.json`, `<workspace>/.rxagent/settings.json` and an
+ * explicit `--settings` file, validated with zod and merged (hooks and permission rules are
+ * concatenated in that order). Other top-level keys are allowed and ignored.
+ */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigurationError } from '../errors.js';
+import type { PermissionRuleStrings } from '../permissions/rules.js';
+import { parseRule } from '../permissions/rules.js';
+import { compileToolMatcher } from './matcher.js';
+import { HOOK_EVENTS, type HookEvent, type HookMatcherGroup, type HooksConfig } from './types.js';
+
+const commandHookSchema = z.strictObject({
+  type: z.literal('command'),
+  command: z.string().min(1),
+  timeout: z.number().positive().optional(),
+});
+
+const matcherGroupSchema = z.strictObject({
+  matcher: z.string().optional(),
+  hooks: z.array(commandHookSchema),
+});
+
+const ruleListSchema = z.array(z.string()).optional();
+
+export const settingsFileSchema = z.looseObject({
+  hooks: z.record(z.string(), z.array(matcherGroupSchema)).optional(),
+  permissions: z
+    .looseObject({ allow: ruleListSchema, deny: ruleListSchema, ask: ruleListSchema })
+    .optional(),
+});
+
+export interface Settings {
+  readonly hooks: HooksConfig;
+  readonly permissions: Required<{ [K in keyof PermissionRuleStrings]: readonly string[] }>;
+  /** The files that were read, in merge order. */
+  readonly files: readonly string[];
+  /** Things worth telling the user that do not stop the run (e.g. an event we do not support). */
+  readonly warnings: readonly string[];
+}
+
+export const EMPTY_SETTINGS: Settings = { hooks: {}, permissions: { allow: [], deny: [], ask: [] }, files: [], warnings: [] };
+
+/** Reads and validates one settings file. `undefined` when it does not exist and `optional`. */
+export async function readSettingsFile(file: string, optional: boolean): Promise<Settings | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && optional) return undefined;
+    throw new ConfigurationError(`cannot read settings file ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigurationError(`settings file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = settingsFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigurationError(`settings file ${file} is invalid:\n- ${issues.join('\n- ')}`);
+  }
+  const warnings: string[] = [];
+  const hooks: { [E in HookEvent]?: HookMatcherGroup[] } = {};
+  for (const [event, groups] of Object.entries(parsed.data.hooks ?? {})) {
+    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+      warnings.push(`${file}: hook event ${event} is not supported; its hooks are ignored.`);
+      continue;
+    }
+    for (const group of groups) {
+      try {
+        compileToolMatcher(group.matcher);
+      } catch (error) {
+        throw new ConfigurationError(`settings file ${file}: hooks.${event}: ${(error as Error).message}`);
+      }
+    }
+    hooks[event as HookEvent] = groups.map((g) => ({
+      ...(g.matcher === undefined ? {} : { matcher: g.matcher }),
+      hooks: g.hooks.map((h) => ({ type: 'command' as const, command: h.command, ...(h.timeout === undefined ? {} : { timeout: h.timeout }) })),
+    }));
+  }
+  const permissions = parsed.data.permissions ?? {};
+  const rules = { allow: permissions.allow ?? [], deny: permissions.deny ?? [], ask: permissions.ask ?? [] };
+  for (const [key, list] of Object.entries(rules)) {
+    for (const rule of list) {
+      try {
+        parseRule(rule);
+      } catch (error) {
+        throw new ConfigurationError(`settings file ${file}: permissions.${key}: ${(error as Error).message}`);
+      }
+    }
+  }
+  return { hooks, permissions: rules, files: [file], warnings };
+}
+
+/** Concatenates settings in order (hooks per event, rules per behaviour). */
+export function mergeSettings(...all: ReadonlyArray<Settings | undefined>): Settings {
+  const present = all.filter((s): s is Settings => s !== undefined);
+  const hooks: { [E in HookEvent]?: HookMatcherGroup[] } = {};
+  for (const event of HOOK_EVENTS) {
+    const groups = present.flatMap((s) => s.hooks[event] ?? []);
+    if (groups.length > 0) hooks[event] = groups;
+  }
+  return {
+    hooks,
+    permissions: {
+      allow: present.flatMap((s) => s.permissions.allow),
+      deny: present.flatMap((s) => s.permissions.deny),
+      ask: present.flatMap((s) => s.permissions.ask),
+    },
+    files: present.flatMap((s) => s.files),
+    warnings: present.flatMap((s) => s.warnings),
+  };
+}
+
+export interface LoadSettingsOptions {
+  /** The workspace (its `.rxagent/settings.json` is read). */
+  readonly cwd: string;
+  /** Default `os.homedir()`; injectable for tests. */
+  readonly homeDir?: string;
+  /** `--settings <file>`: must exist. Relative to cwd. */
+  readonly settingsFile?: string;
+}
+
+/** Loads user, workspace and explicit settings, in that order, and merges them. */
+export async function loadSettings(options: LoadSettingsOptions): Promise<Settings> {
+  const home = options.homeDir ?? homedir();
+  const userFile = join(home, '.rxagent', 'settings.json');
+  const workspaceFile = join(resolve(options.cwd), '.rxagent', 'settings.json');
+  const files = [userFile, ...(workspaceFile === userFile ? [] : [workspaceFile])];
+  const loaded = await Promise.all(files.map((f) => readSettingsFile(f, true)));
+  const explicit = options.settingsFile === undefined ? undefined : await readSettingsFile(resolve(options.cwd, options.settingsFile), false);
+  return mergeSettings(...loaded, explicit);
+}
