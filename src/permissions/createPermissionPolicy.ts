@@ -11,7 +11,7 @@
 import type { CanUseTool, CanUseToolContext, PermissionDecision, PermissionResult } from '../tools/hooks.js';
 import { askDeniedMessage } from '../tools/hooks.js';
 import { ruleMatches, type MatchContext } from './matchRule.js';
-import { classifyCall, modeVerdict, type PermissionMode } from './modes.js';
+import { callKindOf, modeVerdict, type PermissionMode } from './modes.js';
 import { parseRuleStrings, type PermissionRule, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
 
 export interface PermissionRequest {
@@ -67,7 +67,7 @@ export function decidePermission(
   const denyRule = find('deny');
   if (denyRule) return { behavior: 'deny', reason: `the deny rule \`${denyRule.text}\` forbids it`, rule: denyRule };
   if (call.hookDecision === 'deny') return { behavior: 'deny', reason: call.hookReason ?? 'a PreToolUse hook denied it' };
-  const kind = classifyCall(call.toolName, call.input);
+  const kind = callKindOf(call.toolName, call.input);
   const byMode = modeVerdict(mode, kind);
   if (mode === 'plan' && byMode.behavior === 'deny') return byMode;
   if (call.hookDecision === 'ask') return { behavior: 'ask', reason: call.hookReason ?? 'a PreToolUse hook asked for approval' };

@@ -11,7 +11,7 @@ const EDIT_TOOLS = new Set(['Write', 'Edit']);
 /** How a call counts for the modes: reading, editing files, a read-only or other shell command, or unknown. */
 export type CallKind = 'read' | 'edit' | 'bash_read_only' | 'bash' | 'other';
 
-export function classifyCall(toolName: string, input: unknown): CallKind {
+export function callKindOf(toolName: string, input: unknown): CallKind {
   if (READ_TOOLS.has(toolName)) return 'read';
   if (EDIT_TOOLS.has(toolName)) return 'edit';
   if (toolName === 'Bash') {
