@@ -145,6 +145,68 @@ export type { AgentLoopHooks, AgentLoopOptions, CallModel, LoopDeps, ToolSchedul
 export { DEFAULT_PRICES, addUsage, costOf, createCostBudget, priceFor } from './loop/pricing.js';
 export type { CostBudget, ModelPrice, PriceTable } from './loop/pricing.js';
 
+/* Built-in tools */
+export { createBuiltinTools, BUILTIN_TOOL_NAMES } from './tools/builtin/createBuiltinTools.js';
+export type { BuiltinToolName, BuiltinToolsOptions } from './tools/builtin/createBuiltinTools.js';
+export { createWorkspace, ToolRefusal } from './tools/builtin/workspace.js';
+export type { ReadRecord, Workspace, WorkspaceOptions } from './tools/builtin/workspace.js';
+export { readTool } from './tools/builtin/read.js';
+export { writeTool } from './tools/builtin/write.js';
+export { editTool } from './tools/builtin/edit.js';
+export { globTool } from './tools/builtin/glob.js';
+export { grepTool } from './tools/builtin/grep.js';
+export { bashTool, CommandFailed } from './tools/builtin/bash.js';
+export type { BashToolOptions } from './tools/builtin/bash.js';
+export { classifyBashCommand, isReadOnlyBashCommand } from './tools/builtin/bashReadOnly.js';
+export type { ReadOnlyVerdict } from './tools/builtin/bashReadOnly.js';
+export { createGlobMatcher, globToRegExp } from './tools/builtin/globMatch.js';
+export { runProcessGroup } from './tools/builtin/processGroup.js';
+export type { ProcessGroupOptions, ProcessGroupResult } from './tools/builtin/processGroup.js';
+
+/* Permissions */
+export {
+  createPermissionPolicy,
+  decidePermission,
+  callKindOf,
+  modeVerdict,
+  parseRule,
+  parseRuleStrings,
+  parseToolList,
+  PERMISSION_MODES,
+  ruleMatches,
+  splitToolList,
+} from './permissions/index.js';
+export type {
+  CallKind,
+  PermissionAnswer,
+  PermissionMode,
+  PermissionPolicyOptions,
+  PermissionRequest,
+  PermissionRule,
+  PermissionRuleSet,
+  PermissionRuleStrings,
+  PermissionVerdict,
+  RuleBehavior,
+} from './permissions/index.js';
+
+/* Hooks (settings files and in-process) */
+export { createHookRunners, loadSettings, mergeSettings, readSettingsFile, runHook, HOOK_EVENTS } from './hooks/index.js';
+export type {
+  CallbackHookSpec,
+  CommandHookSpec,
+  HookCallback,
+  HookEvent,
+  HookInput,
+  HookJSONOutput,
+  HookMatcherGroup,
+  HookRunnerOptions,
+  HookRunners,
+  HookSpec,
+  HooksConfig,
+  LoopHookResult,
+  Settings,
+} from './hooks/index.js';
+
 /* Context governance */
 export { createContextGovernor, DEFAULT_MAX_CONSECUTIVE_COMPACT_FAILURES, DEFAULT_MAX_SUMMARY_TOKENS, MAX_KEEP_RECENT_TOKENS } from './context/createContextGovernor.js';
 export type { ContextGovernorOptions, ToolResultLimit } from './context/createContextGovernor.js';
