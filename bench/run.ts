@@ -1,0 +1,65 @@
+/**
+ * `npm run bench`: runs every registered bench module in this process, prints a table and merges
+ * the figures into `bench/results.json` (figures of modules not run now are kept).
+ *
+ * To add an area: write `bench/<area>.bench.ts` exporting a `BenchModule`, and list it below.
+ * `node dist/bench/run.js <name> ...` runs only the named modules.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { assemblyBench } from './assembly.bench.js';
+import type { BenchModule, Figures } from './figures.js';
+import { sessionBench } from './session.bench.js';
+
+const MODULES: readonly BenchModule[] = [assemblyBench, sessionBench];
+
+// Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
+const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
+
+function readExisting(): Figures {
+  try {
+    const parsed = JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as { figures?: Figures };
+    return parsed.figures ?? {};
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+}
+
+function printTable(figures: Figures): void {
+  const rows = Object.entries(figures).map(([name, f]) => [name, formatValue(f.value), f.unit, f.target ?? '']);
+  const header = ['figure', 'value', 'unit', 'target'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === 1 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) console.log(line(row));
+}
+
+function formatValue(value: number): string {
+  return Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(3);
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const selected = only.length === 0 ? MODULES : MODULES.filter((m) => only.includes(m.name));
+  const measured: Figures = {};
+  for (const module of selected) {
+    const started = Date.now();
+    Object.assign(measured, await module.run());
+    console.error(`bench ${module.name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  printTable(measured);
+  // Re-read right before writing: keep figures other modules wrote meanwhile.
+  const merged = { ...readExisting(), ...measured };
+  const sorted = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
+  // Write then rename: a reader (or a concurrent run) never sees a half-written file.
+  writeFileSync(`${RESULTS_PATH}.tmp`, `${JSON.stringify({ figures: sorted }, null, 2)}\n`);
+  renameSync(`${RESULTS_PATH}.tmp`, RESULTS_PATH);
+  console.log(`\nwrote ${Object.keys(measured).length} figure(s) to ${RESULTS_PATH}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
