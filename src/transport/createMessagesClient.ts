@@ -27,28 +27,14 @@
  * ```
  * @see {@link decodeSSE} which decodes each response body.
  */
-import {
-  asyncScheduler,
-  concat,
-  defer,
-  ignoreElements,
-  type Observable,
-  of,
-  type SchedulerLike,
-  tap,
-  throwError,
-  timeout,
-  timer,
-  catchError,
-  EMPTY,
-} from 'rxjs';
+import { asyncScheduler, catchError, defer, EMPTY, type Observable, type SchedulerLike, tap, throwError, timeout } from 'rxjs';
 import { Agent } from 'undici';
 import { ConfigurationError, ConnectionError, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from './decodeSSE.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
-import { ApiError } from '../errors.js';
-import { DEFAULT_MAX_RETRIES, decideRetry, retryErrorType, type BackoffOptions } from './retryPolicy.js';
+import { DEFAULT_MAX_RETRIES, type BackoffOptions } from './retryPolicy.js';
+import { withAnnouncedRetries } from './withAnnouncedRetries.js';
 import type { MessagesClient, StreamCallOptions, TransportOutput } from './types.js';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -154,36 +140,12 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
       const headers = { ...baseHeaders, ...lowerCaseKeys(call.headers) };
       const body = JSON.stringify({ ...request, stream: true }); // once per call, reused by retries
 
-      const attemptFrom = (retry: number): Observable<TransportOutput> =>
-        defer(() => {
-          let emittedContent = false;
-          return attempt(headers, body).pipe(
-            tap((output) => {
-              if (output.type === 'message_start') emittedContent = true;
-            }),
-            catchError((raw: unknown) => {
-              const error = redactError(raw, apiKey);
-              const decision = decideRetry(error, retry + 1, maxRetries, backoff);
-              if (!decision.retry) return throwError(() => error);
-              const announcement: TransportOutput = {
-                type: emittedContent ? 'stream_retry' : 'api_retry',
-                attempt: retry + 1,
-                maxRetries,
-                delayMs: decision.delayMs,
-                status: error instanceof ApiError ? error.status : undefined,
-                errorType: retryErrorType(error),
-                message: error instanceof Error ? error.message : String(error),
-              };
-              return concat(
-                of(announcement),
-                timer(decision.delayMs, scheduler).pipe(ignoreElements()),
-                attemptFrom(retry + 1),
-              );
-            }),
-          );
-        });
-
-      return attemptFrom(0);
+      return withAnnouncedRetries(() => attempt(headers, body), {
+        maxRetries,
+        backoff,
+        scheduler,
+        mapError: (error) => redactError(error, apiKey),
+      });
     });
 
   return {
