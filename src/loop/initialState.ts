@@ -68,7 +68,10 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
     const hook = ctx.options.hooks?.userPromptSubmit;
     type Answer = Awaited<ReturnType<NonNullable<typeof hook>>> | undefined;
     const answer$: Observable<Answer> = hook
-      ? defer(() => from(hook({ chainId: state.chainId, depth: state.depth, prompt: message, signal: ctx.signal })))
+      ? defer(() => {
+          const answer = hook({ chainId: state.chainId, depth: state.depth, prompt: message, signal: ctx.signal });
+          return answer instanceof Promise ? from(answer) : of(answer);
+        })
       : of(undefined);
     return answer$.pipe(
       mergeMap((answer): Observable<IterationOutput> => {

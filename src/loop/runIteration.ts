@@ -173,8 +173,12 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     };
 
     // ---- hooks -------------------------------------------------------------------------------
-    const runHook = (call: () => Promise<HookDecision>): Observable<HookDecision> =>
-      defer(() => from(call())).pipe(
+    const runHook = (call: () => HookDecision | Promise<HookDecision>): Observable<HookDecision> =>
+      defer(() => {
+        const answer = call();
+        // A synchronous answer stays synchronous (virtual time in marble tests).
+        return answer instanceof Promise ? from(answer) : of(answer);
+      }).pipe(
         take(1),
         catchError((error: unknown) =>
           of<HookDecision>({ warnings: [`a hook failed and was ignored: ${error instanceof Error ? error.message : String(error)}`] }),

@@ -125,7 +125,8 @@ export interface StopHookInput extends QueryTracking {
   readonly stopHookActive: boolean;
   readonly signal: AbortSignal;
 }
-export type StopHook = (input: StopHookInput) => Promise<HookDecision>;
+/** May answer synchronously (keeps marble tests in virtual time) or with a Promise. */
+export type StopHook = (input: StopHookInput) => HookDecision | Promise<HookDecision>;
 
 export interface PostToolBatchHookInput extends QueryTracking {
   readonly toolUses: readonly ToolUseBlock[];
@@ -133,7 +134,7 @@ export interface PostToolBatchHookInput extends QueryTracking {
   readonly messages: readonly MessageParam[];
   readonly signal: AbortSignal;
 }
-export type PostToolBatchHook = (input: PostToolBatchHookInput) => Promise<HookDecision>;
+export type PostToolBatchHook = (input: PostToolBatchHookInput) => HookDecision | Promise<HookDecision>;
 
 export interface UserPromptSubmitHookInput extends QueryTracking {
   readonly prompt: MessageParam;
@@ -142,7 +143,9 @@ export interface UserPromptSubmitHookInput extends QueryTracking {
 /** `block` rejects the prompt (terminal `hook_stopped`); `additionalContext` is added as a hidden message. */
 export type UserPromptSubmitHook = (
   input: UserPromptSubmitHookInput,
-) => Promise<HookDecision & { readonly additionalContext?: string }>;
+) =>
+  | (HookDecision & { readonly additionalContext?: string })
+  | Promise<HookDecision & { readonly additionalContext?: string }>;
 
 export interface LoopHooks {
   readonly stop?: StopHook;
