@@ -251,3 +251,51 @@ export type { CompactionPlan, CompactionRequestOptions } from './context/compact
 export { COMPACT_SYSTEM_PROMPT } from './context/compactPrompt.js';
 export { findKeptStart, isToolResultMessage, isTurnStart } from './context/turns.js';
 export type { GovernorNotice } from './loop/seams.js';
+
+/* Sessions (JSONL transcripts, resume, continue, fork) */
+export {
+  InvalidSessionIdError,
+  InvalidSessionRecordError,
+  SessionClosedError,
+  SessionError,
+  SessionExistsError,
+  SessionLockedError,
+  SessionNotFoundError,
+  SessionWriteError,
+} from './session/errors.js';
+export type { LockHolder, SessionErrorType } from './session/errors.js';
+export {
+  assistantRecordSchema,
+  compactBoundaryRecordSchema,
+  compactTriggerSchema,
+  isMessageRecord,
+  sessionRecordSchema,
+  summaryRecordSchema,
+  systemRecordSchema,
+  tombstoneRecordSchema,
+  userRecordSchema,
+} from './session/records.js';
+export type {
+  AssistantRecord,
+  CompactBoundaryRecord,
+  MessageRecord,
+  SessionRecord,
+  SessionRecordType,
+  SummaryRecord,
+  SystemRecord,
+  TombstoneRecord,
+  UserRecord,
+} from './session/records.js';
+export type { SessionWarning, SessionWarningKind } from './session/warnings.js';
+export type { OpenMode, SessionInfo, SessionStore, SessionTranscript, SessionWriter } from './session/store.js';
+export { createJsonlSessionStore } from './session/jsonlSessionStore.js';
+export type { JsonlSessionStore, JsonlSessionStoreOptions } from './session/jsonlSessionStore.js';
+export { defaultSessionDir, workspaceSlug } from './session/paths.js';
+export { parseTranscript } from './session/parseTranscript.js';
+export type { ParsedTranscript } from './session/parseTranscript.js';
+export { followChain, rebuildMessages, SESSION_ENDED_TOOL_RESULT } from './session/rebuild.js';
+export type { RebuiltView, UserMessageParam } from './session/rebuild.js';
+export { continueLatest, fork, resume, startSession } from './session/sessions.js';
+export type { ForkOptions, OpenedSession, SessionOptions } from './session/sessions.js';
+export { createTranscriptSink, toSessionRecords } from './session/transcriptSink.js';
+export type { RecordContext, SessionTranscriptSink, TranscriptSinkOptions } from './session/transcriptSink.js';

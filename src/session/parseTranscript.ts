@@ -1,8 +1,10 @@
 /**
  * Parses the text of a JSONL transcript into records, skipping (with a warning naming the line)
  * whatever cannot be trusted: a trailing line without its newline (the writer died mid-write) and
- * corrupt lines in the middle. Pure and linear: one JSON.parse and one schema check per line.
+ * corrupt lines in the middle. Pure and linear: one JSON.parse and one shape check per line (the
+ * fast check of recordShape.ts, with the zod schema deciding whatever it is unsure about).
  */
+import { isPlainSessionRecord } from './recordShape.js';
 import { sessionRecordSchema, type SessionRecord } from './records.js';
 import type { SessionWarning } from './warnings.js';
 
@@ -47,6 +49,10 @@ function parseLine(line: string, lineNumber: number, records: SessionRecord[], w
       line: lineNumber,
       message: `line ${lineNumber}: not valid JSON (${error instanceof Error ? error.message : String(error)}); skipped: ${preview(line)}`,
     });
+    return;
+  }
+  if (isPlainSessionRecord(json)) {
+    records.push(json);
     return;
   }
   const parsed = sessionRecordSchema.safeParse(json);

@@ -5,7 +5,8 @@
  *    line was skipped as corrupt — continues from the record before it in file order, warned).
  * 2. Start after the last `compact_boundary` of the chain: its `summary` records and what follows.
  * 3. Drop tombstoned records.
- * 4. Make the view a valid request: consecutive same-role messages are merged (tool_result blocks
+ * 4. Make the view a valid request: assistant messages lose trailing thinking blocks and empty
+ *    text blocks (as the loop replays them; a thinking-only reply disappears), consecutive same-role messages are merged (tool_result blocks
  *    first), tool_results that answer no tool_use of the assistant message before them are
  *    dropped, and a tool_use left unanswered (a turn cut off mid-tool) gets a synthetic error
  *    result. A view that would open with an assistant message gets a placeholder user message.
@@ -127,7 +128,7 @@ class ViewBuilder {
 
   addAssistant(message: MessageParam, uuid: string): void {
     this.answerOpenToolUses('middle');
-    const content = withoutEmptyText(message.content);
+    const content = withoutTrailingThinking(withoutEmptyText(message.content));
     if (isEmpty(content)) return;
     const ids = toolUseIds(content);
     const last = this.messages[this.messages.length - 1];
@@ -236,6 +237,17 @@ function resultsFirst(a: readonly ContentBlock[], b: readonly ContentBlock[]): C
 function withoutEmptyText(content: MessageParam['content']): MessageParam['content'] {
   if (typeof content === 'string' || !content.some((b) => b.type === 'text' && b.text === '')) return content;
   return content.filter((b) => !(b.type === 'text' && b.text === ''));
+}
+
+/**
+ * The API refuses a thinking block last in an assistant message; the loop replays assistant
+ * messages without it (and drops a thinking-only reply), so the rebuilt view does the same.
+ */
+function withoutTrailingThinking(content: MessageParam['content']): MessageParam['content'] {
+  if (typeof content === 'string') return content;
+  let end = content.length;
+  while (end > 0 && (content[end - 1]!.type === 'thinking' || content[end - 1]!.type === 'redacted_thinking')) end--;
+  return end === content.length ? content : content.slice(0, end);
 }
 
 function isEmpty(content: MessageParam['content']): boolean {

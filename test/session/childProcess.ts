@@ -13,8 +13,8 @@ export function assertBuilt(): void {
 export interface Child {
   readonly process: ChildProcess;
   readonly lines: string[];
-  /** Resolves with the first stdout line matching `pattern`. */
-  waitFor(pattern: RegExp): Promise<string>;
+  /** Resolves with the `count`-th stdout line matching `pattern` (default: the first). */
+  waitFor(pattern: RegExp, count?: number): Promise<string>;
   /** Resolves when the process has exited. */
   readonly exited: Promise<void>;
 }
@@ -22,7 +22,7 @@ export interface Child {
 export function spawnChild(args: string[], env: Record<string, string> = {}): Child {
   const child = spawn(process.execPath, [CHILD_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const lines: string[] = [];
-  const waiters: { pattern: RegExp; resolve: (line: string) => void; reject: (e: Error) => void }[] = [];
+  const waiters: { pattern: RegExp; remaining: number; resolve: (line: string) => void; reject: (e: Error) => void }[] = [];
   let buffered = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -33,7 +33,8 @@ export function spawnChild(args: string[], env: Record<string, string> = {}): Ch
       buffered = buffered.slice(newline + 1);
       lines.push(line);
       for (let i = waiters.length - 1; i >= 0; i--) {
-        if (waiters[i]!.pattern.test(line)) waiters.splice(i, 1)[0]!.resolve(line);
+        const waiter = waiters[i]!;
+        if (waiter.pattern.test(line) && --waiter.remaining === 0) waiters.splice(i, 1)[0]!.resolve(line);
       }
     }
   });
@@ -46,11 +47,11 @@ export function spawnChild(args: string[], env: Record<string, string> = {}): Ch
     process: child,
     lines,
     exited,
-    waitFor(pattern) {
-      const seen = lines.find((line) => pattern.test(line));
-      if (seen !== undefined) return Promise.resolve(seen);
+    waitFor(pattern, count = 1) {
+      const seen = lines.filter((line) => pattern.test(line));
+      if (seen.length >= count) return Promise.resolve(seen[count - 1]!);
       if (child.exitCode !== null || child.signalCode !== null) return Promise.reject(new Error(`child already exited; stderr: ${stderr}`));
-      return new Promise((resolve, reject) => waiters.push({ pattern, resolve, reject }));
+      return new Promise((resolve, reject) => waiters.push({ pattern, remaining: count - seen.length, resolve, reject }));
     },
   };
 }

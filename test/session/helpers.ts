@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { ContentBlock, MessageParam } from '../../src/protocol/content.js';
+import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolUseBlock } from '../../src/protocol/content.js';
 import type { SessionRecord } from '../../src/session/records.js';
 
 export async function makeTempDir(prefix = 'rxagent-session-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
@@ -77,14 +77,14 @@ export class ChainBuilder {
   }
 }
 
-export const toolUse = (id: string, name = 'Read', input: Record<string, unknown> = { path: 'a.txt' }): ContentBlock => ({
+export const toolUse = (id: string, name = 'Read', input: Record<string, unknown> = { path: 'a.txt' }): ToolUseBlock => ({
   type: 'tool_use',
   id,
   name,
   input,
 });
-export const toolResult = (id: string, content = 'ok'): ContentBlock => ({ type: 'tool_result', tool_use_id: id, content });
-export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+export const toolResult = (id: string, content = 'ok'): ToolResultBlock => ({ type: 'tool_result', tool_use_id: id, content });
+export const text = (value: string): TextBlock => ({ type: 'text', text: value });
 
 /** A minimal request body around a message view, for `validateMessagesRequest`. */
 export function requestWith(messages: readonly MessageParam[]): unknown {
