@@ -188,6 +188,16 @@ describe('auto-compaction driven by reported usage', () => {
     expect(compactionRequests()).toHaveLength(6);
   });
 
+  it('is cold: nothing is sent before subscribe', async () => {
+    const g = governor();
+    const history = [...toolTurn('t', 3, 200), { role: 'assistant' as const, content: 'ok' }, user('next')];
+    const decision$ = g.beforeCall(input(history, { input_tokens: AUTO_AT + 1 }, history.length - 1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(h.server.requests).toHaveLength(0);
+    expect((await lastValueFrom(decision$)).type).toBe('compacted');
+    expect(h.server.requests).toHaveLength(1);
+  });
+
   it('over the blocking line with a history too short to compact: blocking_limit and no request', async () => {
     const g = governor();
     const hugePrompt = [user('p'.repeat(3 * BLOCKING_AT))];

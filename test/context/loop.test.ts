@@ -6,7 +6,7 @@ import { lastValueFrom, tap, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { COMPACT_SYSTEM_PROMPT } from '../../src/context/compactPrompt.js';
-import { createContextGovernor } from '../../src/context/createContextGovernor.js';
+import { createContextGovernor, type ContextGovernorOptions } from '../../src/context/createContextGovernor.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { ContextGovernor, ReactiveCompactResult } from '../../src/loop/seams.js';
 import type { LoopEvent } from '../../src/loop/types.js';
@@ -44,10 +44,13 @@ afterEach(async () => {
 /** What the governor answered to each reactive compaction, as the loop received it. */
 let reactiveResults: ReactiveCompactResult[] = [];
 
-async function run(script: (request: MessagesRequest, index: number) => ScriptedResponse): Promise<LoopEvent[]> {
+async function run(
+  script: (request: MessagesRequest, index: number) => ScriptedResponse,
+  options: Partial<ContextGovernorOptions> = {},
+): Promise<LoopEvent[]> {
   server = await startScriptedServer({ script });
   client = createMessagesClient({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 });
-  const governor = createContextGovernor({ client, keepRecentTokens: 1_000 });
+  const governor = createContextGovernor({ client, keepRecentTokens: 1_000, ...options });
   reactiveResults = [];
   const observed: ContextGovernor = {
     beforeCall: (input) => governor.beforeCall(input),
@@ -93,5 +96,35 @@ describe('the governor in the loop', () => {
     expect(JSON.stringify(retry[0])).toContain(SUMMARY);
     expect(retry.at(-1)).toEqual(failed.at(-1));
     expect(retry.length).toBeLessThan(failed.length);
+  });
+
+  it('auto-compacts before a call once the history crosses the threshold, and the loop goes on with the summary', async () => {
+    // A 30k window with 4k output: auto-compaction at 13k estimated tokens (each lookup adds ~700).
+    let main = 0;
+    const events = await run(
+      (request) => {
+        if (isCompaction(request)) return { kind: 'message', blocks: [{ type: 'text', text: SUMMARY }] };
+        const n = main++;
+        if (n < 25) return { kind: 'message', blocks: [{ type: 'tool_use', name: 'lookup', input: { key: `k${n}` } }] };
+        return { kind: 'message', blocks: [{ type: 'text', text: 'done' }] };
+      },
+      { modelLimits: { 'claude-sonnet-4-5': { contextWindow: 30_000, maxOutputTokens: 4_000 } } },
+    );
+    const terminal = events.at(-1)!;
+    expect(terminal.type === 'terminal' && terminal.reason).toBe('completed');
+    const requests = server!.requests;
+    const compactions = requests.filter((r) => isCompaction(r.body));
+    expect(compactions.length).toBeGreaterThanOrEqual(1);
+    const boundaries = events.filter((e) => e.type === 'compact_boundary');
+    expect(boundaries).toHaveLength(compactions.length);
+    for (const b of boundaries) {
+      expect(b).toMatchObject({ trigger: 'auto' });
+      if (b.type === 'compact_boundary') expect(b.postTokens).toBeLessThan(b.preTokens);
+    }
+    for (const r of requests) expect(r.validationErrors).toEqual([]);
+    // The request right after the first compaction starts with the summary.
+    const first = requests.findIndex((r) => isCompaction(r.body));
+    expect(JSON.stringify(requests[first + 1]!.body!.messages[0])).toContain(SUMMARY);
+    expect(requests.filter((r) => !isCompaction(r.body))).toHaveLength(26);
   });
 });
