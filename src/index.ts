@@ -33,6 +33,8 @@ export type { AssemblyErrorType, RxAgentErrorKind, StreamProtocolErrorType } fro
 export { createMessagesClient } from './transport/createMessagesClient.js';
 export type { ClosableMessagesClient, MessagesClientOptions } from './transport/createMessagesClient.js';
 export { decodeSSE } from './transport/decodeSSE.js';
+export { withAnnouncedRetries } from './transport/withAnnouncedRetries.js';
+export type { AnnouncedRetryOptions } from './transport/withAnnouncedRetries.js';
 export type { DecodeSSEOptions } from './transport/decodeSSE.js';
 export {
   backoffDelayMs,

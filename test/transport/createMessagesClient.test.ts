@@ -292,11 +292,11 @@ describe('createMessagesClient against the scripted server', () => {
   });
 
   it('cancels a pending retry wait when unsubscribed: no further request', async () => {
-    const { client, server } = await setup([{ kind: 'http_error', status: 529 }, hello], { scheduler: asyncScheduler, retryBaseDelayMs: 200 });
+    const { client, server } = await setup([{ kind: 'http_error', status: 529 }, hello], { scheduler: asyncScheduler, retryBaseDelayMs: 2000 });
     const seen: TransportOutput[] = [];
     const subscription = client.stream(request).subscribe((o) => seen.push(o));
     await until(() => seen.length === 1);
-    expect(seen[0]).toMatchObject({ type: 'api_retry', delayMs: 200 });
+    expect(seen[0]).toMatchObject({ type: 'api_retry', delayMs: 2000 });
     subscription.unsubscribe();
     await new Promise((r) => setTimeout(r, 300));
     expect(server.requests).toHaveLength(1);
