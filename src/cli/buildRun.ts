@@ -1,0 +1,198 @@
+/**
+ * Everything one `rxagent` invocation needs, built from the parsed options and the environment:
+ * the model client, the built-in tools over the workspace, the permission policy (modes, rules
+ * from the command line and settings files), hooks from settings, the session (new, resumed,
+ * continued or forked) with its transcript sink, the context governor and the system prompt.
+ * `loopOptions` then gives the `agentLoop` options of one user turn.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigurationError } from '../errors.js';
+import { createContextGovernor } from '../context/createContextGovernor.js';
+import { createHookRunners } from '../hooks/createHookRunners.js';
+import { loadSettings } from '../hooks/settings.js';
+import type { AgentLoopOptions } from '../loop/options.js';
+import { createPermissionPolicy, type PermissionAnswer, type PermissionRequest } from '../permissions/createPermissionPolicy.js';
+import type { MessageParam } from '../protocol/content.js';
+import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
+import { workspaceSlug } from '../session/paths.js';
+import { continueLatest, fork, resume, startSession, type OpenedSession } from '../session/sessions.js';
+import { BUILTIN_TOOL_NAMES, createBuiltinTools, type BuiltinToolName } from '../tools/builtin/createBuiltinTools.js';
+import { createWorkspace } from '../tools/builtin/workspace.js';
+import type { CanUseTool, PermissionResult } from '../tools/hooks.js';
+import type { Tool } from '../tools/types.js';
+import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } from '../transport/createMessagesClient.js';
+import { UsageError, type CliOptions } from './args.js';
+import type { PermissionDenial } from './output/resultLine.js';
+import { composeSystemPrompt } from './systemPrompt.js';
+import { packageVersion } from './version.js';
+
+export interface RunEnvironment {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly homeDir: string;
+  readonly platform: string;
+  /** Whether someone can answer permission questions. */
+  readonly interactive: boolean;
+  readonly ask?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  readonly onWarning: (message: string) => void;
+  readonly onDenial?: (denial: PermissionDenial) => void;
+}
+
+export interface PreparedRun {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly model: string;
+  readonly tools: readonly Tool[];
+  readonly permissionMode: string;
+  readonly apiKeySource: string;
+  readonly transcriptPath: string;
+  /** The history the next turn starts from (the resumed session's, then each turn's result). */
+  history: readonly MessageParam[];
+  /** `agentLoop` options for one user turn. */
+  loopOptions(prompt: string, signal: AbortSignal): AgentLoopOptions;
+  /** Releases the session lock and the client's sockets. */
+  close(): Promise<void>;
+}
+
+export function resolveToolNames(wanted: readonly string[] | undefined): BuiltinToolName[] {
+  if (wanted === undefined) return [...BUILTIN_TOOL_NAMES];
+  const unknown = wanted.filter((name) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(`--tools: unknown tool ${unknown.join(', ')} (built-ins: ${BUILTIN_TOOL_NAMES.join(', ')})`);
+  }
+  return wanted as BuiltinToolName[];
+}
+
+function maxRetriesFrom(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigurationError(`RXAGENT_MAX_RETRIES must be a whole number >= 0 (got '${value}')`);
+  return n;
+}
+
+async function openSession(
+  options: CliOptions,
+  store: ReturnType<typeof createJsonlSessionStore>,
+  cwd: string,
+): Promise<OpenedSession> {
+  const sessionOptions = { cwd, version: packageVersion() };
+  if (options.resume !== undefined) {
+    return options.forkSession
+      ? fork(store, options.resume, { ...sessionOptions, ...(options.sessionId ? { newSessionId: options.sessionId } : {}) })
+      : resume(store, options.resume, sessionOptions);
+  }
+  if (options.continue) {
+    if (!options.forkSession) return continueLatest(store, sessionOptions);
+    const [latest] = await store.list();
+    if (!latest) throw new ConfigurationError(`no session to continue in ${cwd}`);
+    return fork(store, latest.sessionId, { ...sessionOptions, ...(options.sessionId ? { newSessionId: options.sessionId } : {}) });
+  }
+  return startSession(store, { ...sessionOptions, ...(options.sessionId ? { sessionId: options.sessionId } : {}) });
+}
+
+export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Promise<PreparedRun> {
+  const toolNames = resolveToolNames(options.tools);
+  const env = runEnv.env;
+  const apiKey = env['ANTHROPIC_API_KEY'];
+  if (apiKey === undefined || apiKey === '') {
+    throw new ConfigurationError('ANTHROPIC_API_KEY is not set (export it, or run `npm start` for the scripted demo)');
+  }
+  const maxRetries = maxRetriesFrom(env['RXAGENT_MAX_RETRIES']);
+  const baseURL = env['ANTHROPIC_BASE_URL'] || DEFAULT_BASE_URL;
+
+  const cwd = resolve(runEnv.cwd);
+  const settings = await loadSettings({ cwd, homeDir: runEnv.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
+  settings.warnings.forEach(runEnv.onWarning);
+
+  const store = createJsonlSessionStore({ workspace: cwd, dir: join(runEnv.homeDir, '.rxagent', 'projects', workspaceSlug(cwd)) });
+  const session = await openSession(options, store, cwd);
+  session.warnings.forEach((w) => runEnv.onWarning(`session: ${w.message}`));
+  const sessionId = session.sessionId;
+  const transcriptPath = store.pathOf(sessionId);
+
+  let client: ClosableMessagesClient | undefined;
+  try {
+    client = createMessagesClient({ baseURL, apiKey, ...(maxRetries === undefined ? {} : { maxRetries }) });
+    // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
+    const toolResultsDir = join(store.dir, sessionId, 'tool-results');
+    mkdirSync(toolResultsDir, { recursive: true });
+    const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir });
+    const tools = createBuiltinTools(workspace, { only: toolNames });
+
+    const policy = createPermissionPolicy({
+      mode: options.permissionMode,
+      rules: {
+        allow: [...settings.permissions.allow, ...options.allowedTools],
+        deny: [...settings.permissions.deny, ...options.disallowedTools],
+        ask: [...settings.permissions.ask],
+      },
+      cwd,
+      homeDir: runEnv.homeDir,
+      interactive: runEnv.interactive,
+      ...(runEnv.ask ? { ask: runEnv.ask } : {}),
+    });
+    const onDenial = runEnv.onDenial;
+    const canUseTool: CanUseTool = (toolName, input, ctx) => {
+      const record = (result: PermissionResult): PermissionResult => {
+        if (result.behavior === 'deny') onDenial?.({ tool_name: toolName, tool_use_id: ctx.toolUseId, tool_input: input });
+        return result;
+      };
+      const answer = policy(toolName, input, ctx);
+      return answer instanceof Promise ? answer.then(record) : record(answer);
+    };
+
+    const hooks = createHookRunners({
+      hooks: settings.hooks,
+      cwd,
+      sessionId,
+      transcriptPath,
+      permissionMode: options.permissionMode,
+      onWarning: runEnv.onWarning,
+    });
+    const governor = createContextGovernor({ client, sessionDir: join(store.dir, sessionId), tools });
+    const system = composeSystemPrompt(options.systemPrompt, options.appendSystemPrompt, {
+      cwd,
+      extraDirs: options.addDirs.map((d) => resolve(cwd, d)),
+      platform: runEnv.platform,
+      date: new Date(),
+      tools: tools.map((t) => t.name),
+    });
+
+    const openedClient = client;
+    const run: PreparedRun = {
+      sessionId,
+      cwd,
+      model: options.model,
+      tools,
+      permissionMode: options.permissionMode,
+      apiKeySource: 'ANTHROPIC_API_KEY',
+      transcriptPath,
+      history: session.messages,
+      loopOptions: (prompt, signal) => ({
+        model: options.model,
+        client: openedClient,
+        system,
+        tools,
+        messages: run.history,
+        prompt,
+        maxOutputTokens: 32_000,
+        hooks: { ...hooks.loopHooks, ...hooks.toolHooks },
+        canUseTool,
+        contextGovernor: governor,
+        transcript: session.sink,
+        signal,
+        ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+        ...(options.fallbackModel === undefined ? {} : { fallbackModel: options.fallbackModel }),
+        ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+      }),
+      close: async () => {
+        await Promise.allSettled([session.close(), openedClient.close()]);
+      },
+    };
+    return run;
+  } catch (error) {
+    await Promise.allSettled([session.close(), client?.close()]);
+    throw error;
+  }
+}

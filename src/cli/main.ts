@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+/**
+ * The `rxagent` command. `-p` runs one turn and prints text, json or stream-json (Claude Code's
+ * print mode); without `-p` it is an interactive prompt loop. Exit status: 0 when the turn
+ * succeeded, 1 on an error result or a failure to start, 2 on a usage error.
+ */
+import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
+import { RxAgentError } from '../errors.js';
+import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
+import { buildRun, type PreparedRun } from './buildRun.js';
+import { runInteractive } from './interactive/runInteractive.js';
+import { createStreamJsonMapper } from './output/streamJson.js';
+import { runPrintMode } from './printMode.js';
+import { readStdin } from './readStdin.js';
+import { packageVersion } from './version.js';
+
+const writeOut = (text: string) => void process.stdout.write(text);
+const writeErr = (text: string) => void process.stderr.write(text);
+
+/** One line, no stack: for errors we expect (configuration, sessions, the network). */
+function describeFailure(error: unknown, verbose: boolean): string {
+  if (error instanceof UsageError || error instanceof RxAgentError) return error.message;
+  if (verbose && error instanceof Error && error.stack) return `internal error: ${error.stack}`;
+  return `internal error: ${error instanceof Error ? error.message : String(error)} (run with --verbose for details)`;
+}
+
+async function promptFor(options: CliOptions): Promise<string> {
+  if (options.prompt !== undefined) return options.prompt;
+  if (process.stdin.isTTY) throw new UsageError('-p needs a prompt: give it as an argument or on stdin');
+  const text = (await readStdin()).trim();
+  if (text === '') throw new UsageError('-p needs a prompt: give it as an argument or on stdin (stdin was empty)');
+  return text;
+}
+
+async function runPrint(options: CliOptions): Promise<number> {
+  const prompt = await promptFor(options);
+  const controller = new AbortController();
+  // A first signal aborts the turn (its result is still printed and the transcript kept);
+  // a second one leaves at once.
+  let signals = 0;
+  const onSignal = () => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
+  let run: PreparedRun | undefined;
+  try {
+    run = await buildRun(options, {
+      env: process.env,
+      cwd: process.cwd(),
+      homeDir: homedir(),
+      platform: process.platform,
+      interactive: false,
+      onWarning: (message) => writeErr(`rxagent: warning: ${message}\n`),
+      onDenial: (denial) => mapperRef?.recordDenial(denial),
+    });
+    const mapper = createStreamJsonMapper(
+      {
+        sessionId: run.sessionId,
+        cwd: run.cwd,
+        model: run.model,
+        tools: run.tools.map((t) => t.name),
+        permissionMode: run.permissionMode,
+        apiKeySource: run.apiKeySource,
+      },
+      { includePartialMessages: options.includePartialMessages, newUuid: randomUUID, now: Date.now },
+    );
+    mapperRef = mapper;
+    return await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await run?.close();
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseCliArgs(argv);
+  } catch (error) {
+    writeErr(`rxagent: ${describeFailure(error, false)} (see rxagent --help)\n`);
+    return 2;
+  }
+  if (options.help) {
+    writeOut(HELP_TEXT);
+    return 0;
+  }
+  if (options.version) {
+    writeOut(`${packageVersion()} (rxagent)\n`);
+    return 0;
+  }
+  try {
+    return options.print ? await runPrint(options) : await runInteractive(options);
+  } catch (error) {
+    writeErr(`rxagent: ${describeFailure(error, options.verbose)}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+
+/** Waits until stdout has taken everything written, so piped output is never cut short. */
+function flushThenExit(code: number): void {
+  process.exitCode = code;
+  process.stdout.write('', () => undefined);
+}
+
+main(process.argv.slice(2)).then(flushThenExit, (error: unknown) => {
+  writeErr(`rxagent: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+  flushThenExit(1);
+});

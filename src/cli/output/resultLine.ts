@@ -1,0 +1,108 @@
+/**
+ * The final `result` record of a run (stream-json's last line, and the whole of `json` output),
+ * built from the loop's terminal event. Subtypes and `is_error` follow Claude Code's print mode:
+ * controlled stops are successes, `max_turns` and the cost cap have their own subtypes, and every
+ * other error or cancellation is `error_during_execution`.
+ */
+import type { LoopError, TerminalEvent, TerminalReason } from '../../loop/types.js';
+import { assertNever } from '../../util/assertNever.js';
+import type { ResultLine, ResultSubtype } from '../outputSchemas.js';
+
+export interface PermissionDenial {
+  readonly tool_name: string;
+  readonly tool_use_id: string;
+  readonly tool_input: unknown;
+}
+
+export interface ResultFacts {
+  readonly sessionId: string;
+  readonly uuid: string;
+  /** stop_reason of the last assistant message, if any. */
+  readonly stopReason: string | null;
+  /** Wall time spent waiting for model responses. */
+  readonly durationApiMs: number;
+  /** Wall time of the whole run (the loop's own figure when absent). */
+  readonly durationMs?: number;
+  readonly permissionDenials: readonly PermissionDenial[];
+}
+
+export function resultSubtypeOf(reason: TerminalReason): ResultSubtype {
+  switch (reason) {
+    case 'completed':
+    case 'hook_stopped':
+    case 'stop_hook_prevented':
+    case 'tool_deferred':
+      return 'success';
+    case 'max_turns':
+      return 'error_max_turns';
+    case 'budget_exhausted':
+      return 'error_max_budget_usd';
+    case 'aborted_streaming':
+    case 'aborted_tools':
+    case 'blocking_limit':
+    case 'rapid_refill_breaker':
+    case 'prompt_too_long':
+    case 'model_error':
+    case 'api_error':
+    case 'malformed_tool_use_exhausted':
+    case 'turn_setup_failed':
+      return 'error_during_execution';
+    default:
+      return assertNever(reason);
+  }
+}
+
+/** Exit status of print mode: 0 only when the turn ended by a controlled stop. */
+export function exitCodeOf(reason: TerminalReason): 0 | 1 {
+  return resultSubtypeOf(reason) === 'success' ? 0 : 1;
+}
+
+/** One line a person can act on: what ended the run and, for API errors, the status. */
+export function describeTerminal(terminal: Pick<TerminalEvent, 'reason' | 'error' | 'turnCount'>): string {
+  const error = terminal.error;
+  switch (terminal.reason) {
+    case 'max_turns':
+      return `Reached the maximum number of turns (${terminal.turnCount}).`;
+    case 'budget_exhausted':
+      return error ? `Cost budget exhausted: ${error.message}` : 'Cost budget exhausted.';
+    case 'aborted_streaming':
+    case 'aborted_tools':
+      return 'Interrupted.';
+    default:
+      return error ? describeError(terminal.reason, error) : `The run ended: ${terminal.reason}.`;
+  }
+}
+
+function describeError(reason: TerminalReason, error: LoopError): string {
+  const status = error.status !== undefined ? `API error ${error.status}${error.errorType ? ` (${error.errorType})` : ''}: ` : '';
+  const text = status !== '' && error.message.includes(String(error.status)) ? error.message : `${status}${error.message}`;
+  return `${text} [${reason}]`;
+}
+
+export function buildResultLine(terminal: TerminalEvent, facts: ResultFacts): ResultLine {
+  const subtype = resultSubtypeOf(terminal.reason);
+  const isError = subtype !== 'success';
+  const errors = isError ? [describeTerminal(terminal)] : undefined;
+  return {
+    type: 'result',
+    subtype,
+    session_id: facts.sessionId,
+    uuid: facts.uuid,
+    is_error: isError,
+    ...(isError ? {} : { result: terminal.lastAssistantText ?? '' }),
+    num_turns: terminal.turnCount,
+    terminal_reason: terminal.reason,
+    stop_reason: facts.stopReason,
+    duration_ms: Math.max(0, Math.round(facts.durationMs ?? terminal.durationMs)),
+    duration_api_ms: Math.max(0, Math.round(facts.durationApiMs)),
+    total_cost_usd: terminal.costUsd,
+    usage: {
+      input_tokens: terminal.usage.inputTokens,
+      output_tokens: terminal.usage.outputTokens,
+      cache_creation_input_tokens: terminal.usage.cacheCreationInputTokens,
+      cache_read_input_tokens: terminal.usage.cacheReadInputTokens,
+    },
+    permission_denials: facts.permissionDenials.map((d) => ({ ...d })),
+    ...(errors ? { errors } : {}),
+  };
+}

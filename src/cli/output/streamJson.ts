@@ -1,0 +1,237 @@
+/**
+ * LoopEvent -> stream-json lines, in the shapes of Claude Code's print mode (see
+ * `outputSchemas.ts`). A mapper is created per run; `map` is called with each loop event and
+ * returns the lines to print for it (often none). Deterministic given `newUuid` and `now`, so it
+ * is unit-tested without a process.
+ *
+ * - `assistant`: one line per completed content block, all with the message id of their response
+ *   (as Claude Code prints them), so a consumer sees a tool call before the response ends.
+ * - `user`: one line per tool result the moment it exists; later history messages repeat only
+ *   what was not printed yet (synthetic results of orphaned calls, Stop hook feedback).
+ * - `system/api_retry` before each retry; `discard_partial` is true when lines of the failed
+ *   attempt were already printed (our addition: consumers must drop them).
+ * - `tombstone` names the printed lines' uuids of the retracted messages.
+ * - exactly one `result`, for the terminal.
+ */
+import type { AssemblyEvent } from '../../assembly/types.js';
+import type { AssistantContentBlock, ContentBlock, Usage } from '../../protocol/content.js';
+import type { LoopEvent, TerminalEvent } from '../../loop/types.js';
+import type { ApiRetryEvent } from '../../transport/types.js';
+import { assertNever } from '../../util/assertNever.js';
+import type { InitLine, OutputLine } from '../outputSchemas.js';
+import { rawEventsOf } from './partialEvent.js';
+import { buildResultLine, type PermissionDenial } from './resultLine.js';
+
+export interface RunDescription {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly model: string;
+  readonly tools: readonly string[];
+  readonly permissionMode: string;
+  readonly apiKeySource: string;
+}
+
+export interface StreamJsonOptions {
+  readonly includePartialMessages: boolean;
+  readonly newUuid: () => string;
+  readonly now: () => number;
+}
+
+export function initLine(run: RunDescription, uuid: string): InitLine {
+  return {
+    type: 'system',
+    subtype: 'init',
+    session_id: run.sessionId,
+    uuid,
+    cwd: run.cwd,
+    model: run.model,
+    tools: [...run.tools],
+    permissionMode: run.permissionMode,
+    apiKeySource: run.apiKeySource,
+    output_style: 'default',
+  };
+}
+
+export interface StreamJsonMapper {
+  map(event: LoopEvent): OutputLine[];
+  /** The result line for a terminal (also what `map` returns for it), with the run's facts. */
+  result(terminal: TerminalEvent): OutputLine & { type: 'result' };
+  /** Permission denials are observed outside the event stream (in `canUseTool`). */
+  recordDenial(denial: PermissionDenial): void;
+}
+
+/** Drops fields our assembly adds (`invalid`) so the block is exactly what the API would send. */
+function plainBlock(block: AssemblyEvent & { type: 'block' }): AssistantContentBlock {
+  const b = block.block;
+  if (b.type === 'tool_use') return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
+  return b;
+}
+
+export function createStreamJsonMapper(run: RunDescription, options: StreamJsonOptions): StreamJsonMapper {
+  const { newUuid, now } = options;
+  const sessionId = run.sessionId;
+  /** The response being streamed: its id/model/usage, and the uuids of the lines printed for it. */
+  let current: { id: string; model: string; usage: Usage; lineUuids: string[] } | undefined;
+  let iterationStartedAt: number | undefined;
+  let apiMs = 0;
+  let stopReason: string | null = null;
+  const printedToolResults = new Map<string, string>();
+  /** Loop message uuid -> uuids of the lines that showed it (for tombstones). */
+  const linesOfMessage = new Map<string, string[]>();
+  const denials: PermissionDenial[] = [];
+
+  const retryLine = (retry: ApiRetryEvent | Omit<ApiRetryEvent, 'type'>, discardPartial: boolean): OutputLine => ({
+    type: 'system',
+    subtype: 'api_retry',
+    session_id: sessionId,
+    uuid: newUuid(),
+    attempt: retry.attempt,
+    max_retries: retry.maxRetries,
+    retry_delay_ms: retry.delayMs,
+    error_status: retry.status ?? null,
+    error: retry.errorType,
+    discard_partial: discardPartial,
+  });
+
+  const userLine = (content: ContentBlock[], uuid: string): OutputLine => ({
+    type: 'user',
+    session_id: sessionId,
+    uuid,
+    parent_tool_use_id: null,
+    message: { role: 'user', content },
+  });
+
+  const modelLines = (event: AssemblyEvent): OutputLine[] => {
+    const lines: OutputLine[] = [];
+    if (options.includePartialMessages) {
+      for (const raw of rawEventsOf(event)) {
+        lines.push({ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: null, event: raw });
+      }
+    }
+    switch (event.type) {
+      case 'message_start':
+        current = { id: event.id, model: event.model, usage: event.usage, lineUuids: [] };
+        break;
+      case 'block': {
+        const uuid = newUuid();
+        current?.lineUuids.push(uuid);
+        lines.push({
+          type: 'assistant',
+          session_id: sessionId,
+          uuid,
+          parent_tool_use_id: null,
+          message: {
+            id: current?.id ?? 'unknown',
+            type: 'message',
+            role: 'assistant',
+            model: current?.model ?? run.model,
+            content: [plainBlock(event)],
+            stop_reason: null,
+            usage: current?.usage ?? {},
+          },
+        });
+        break;
+      }
+      case 'message':
+        stopReason = event.message.stop_reason;
+        if (iterationStartedAt !== undefined) apiMs += now() - iterationStartedAt;
+        iterationStartedAt = undefined;
+        break;
+      case 'block_start':
+      case 'text_delta':
+      case 'thinking_delta':
+      case 'tool_input_delta':
+      case 'message_delta':
+        break;
+      default:
+        assertNever(event);
+    }
+    return lines;
+  };
+
+  const result = (terminal: TerminalEvent) =>
+    buildResultLine(terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials });
+
+  const map = (event: LoopEvent): OutputLine[] => {
+    switch (event.type) {
+      case 'iteration_start':
+        iterationStartedAt = now();
+        return [];
+      case 'model':
+        return event.event.type === 'debug' ? [] : modelLines(event.event);
+      case 'api_retry':
+        return [retryLine(event.retry, false)];
+      case 'stream_retry': {
+        const printed = current !== undefined && current.lineUuids.length > 0;
+        current = undefined;
+        return [retryLine(event.retry, printed || options.includePartialMessages)];
+      }
+      case 'assistant_message':
+        linesOfMessage.set(event.uuid, current?.lineUuids ?? []);
+        current = undefined;
+        return [];
+      case 'tool_start':
+      case 'tool_progress':
+        return [];
+      case 'tool_result': {
+        const uuid = newUuid();
+        printedToolResults.set(event.toolUseId, uuid);
+        return [userLine([event.result], uuid)];
+      }
+      case 'user_message': {
+        const content = typeof event.message.content === 'string' ? [{ type: 'text' as const, text: event.message.content }] : event.message.content;
+        const shown: string[] = [];
+        const fresh: ContentBlock[] = [];
+        for (const block of content) {
+          if (block.type === 'tool_result') {
+            const printed = printedToolResults.get(block.tool_use_id);
+            if (printed !== undefined) shown.push(printed);
+            else fresh.push(block);
+          } else if (block.type === 'text' && event.reason !== 'prompt' && event.reason !== 'tool_results' && event.isMeta !== true) {
+            fresh.push(block);
+          }
+        }
+        const lines: OutputLine[] = [];
+        if (fresh.length > 0) {
+          const uuid = newUuid();
+          shown.push(uuid);
+          for (const block of fresh) if (block.type === 'tool_result') printedToolResults.set(block.tool_use_id, uuid);
+          lines.push(userLine(fresh, uuid));
+        }
+        linesOfMessage.set(event.uuid, shown);
+        return lines;
+      }
+      case 'tombstone':
+        return [
+          {
+            type: 'system',
+            subtype: 'tombstone',
+            session_id: sessionId,
+            uuid: newUuid(),
+            uuids: event.uuids.flatMap((u) => linesOfMessage.get(u) ?? [u]),
+          },
+        ];
+      case 'warning':
+        return [{ type: 'system', subtype: 'warning', session_id: sessionId, uuid: newUuid(), message: event.message }];
+      case 'compact_boundary':
+        return [
+          {
+            type: 'system',
+            subtype: 'compact_boundary',
+            session_id: sessionId,
+            uuid: newUuid(),
+            compact_metadata: { trigger: event.trigger, pre_tokens: event.preTokens },
+          },
+        ];
+      case 'transition':
+      case 'command_lifecycle':
+        return [];
+      case 'terminal':
+        return [result(event)];
+      default:
+        return assertNever(event);
+    }
+  };
+
+  return { map, result, recordDenial: (d) => void denials.push(d) };
+}

@@ -1,0 +1,72 @@
+/**
+ * `-p`: one user turn, printed as text, json or stream-json, and the exit status of its
+ * terminal. stdout carries only the chosen format; diagnostics go to stderr.
+ */
+import { randomUUID } from 'node:crypto';
+import { lastValueFrom, tap } from 'rxjs';
+import { agentLoop } from '../loop/agentLoop.js';
+import type { TerminalEvent } from '../loop/types.js';
+import type { CliOptions } from './args.js';
+import type { PreparedRun } from './buildRun.js';
+import { describeTerminal, exitCodeOf } from './output/resultLine.js';
+import { initLine, type StreamJsonMapper } from './output/streamJson.js';
+import type { OutputLine } from './outputSchemas.js';
+
+export interface PrintIO {
+  writeOut(text: string): void;
+  writeErr(text: string): void;
+}
+
+export async function runPrintMode(
+  options: CliOptions,
+  run: PreparedRun,
+  mapper: StreamJsonMapper,
+  prompt: string,
+  signal: AbortSignal,
+  io: PrintIO,
+): Promise<number> {
+  const emit = (line: OutputLine) => io.writeOut(JSON.stringify(line) + '\n');
+  const streaming = options.outputFormat === 'stream-json';
+  if (streaming) {
+    emit(
+      initLine(
+        {
+          sessionId: run.sessionId,
+          cwd: run.cwd,
+          model: run.model,
+          tools: run.tools.map((t) => t.name),
+          permissionMode: run.permissionMode,
+          apiKeySource: run.apiKeySource,
+        },
+        randomUUID(),
+      ),
+    );
+  }
+  let terminal: TerminalEvent | undefined;
+  let resultLine: OutputLine | undefined;
+  await lastValueFrom(
+    agentLoop(run.loopOptions(prompt, signal)).pipe(
+      tap((event) => {
+        const lines = mapper.map(event);
+        if (event.type === 'terminal') {
+          terminal = event;
+          resultLine = lines.find((l) => l.type === 'result');
+        }
+        if (streaming) lines.forEach(emit);
+      }),
+    ),
+    { defaultValue: undefined },
+  );
+  if (!terminal || !resultLine || resultLine.type !== 'result') {
+    throw new Error('the agent loop ended without a terminal event');
+  }
+  if (terminal.messages) run.history = terminal.messages;
+  const code = exitCodeOf(terminal.reason);
+  if (options.outputFormat === 'json') emit(resultLine);
+  if (options.outputFormat === 'text' && code === 0) {
+    const text = resultLine.result ?? '';
+    io.writeOut(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+  }
+  if (code !== 0) io.writeErr(`rxagent: ${describeTerminal(terminal)}\n`);
+  return code;
+}
