@@ -8,10 +8,11 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { assemblyBench } from './assembly.bench.js';
+import { contextBench } from './context.bench.js';
 import type { BenchModule, Figures } from './figures.js';
 import { sessionBench } from './session.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, sessionBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, sessionBench, contextBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
