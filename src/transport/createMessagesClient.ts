@@ -27,7 +27,7 @@
  * ```
  * @see {@link decodeSSE} which decodes each response body.
  */
-import { asyncScheduler, catchError, defer, EMPTY, type Observable, type SchedulerLike, tap, throwError, timeout } from 'rxjs';
+import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type SchedulerLike, throwError, timeout } from 'rxjs';
 import { Agent } from 'undici';
 import { ConfigurationError, ConnectionError, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
@@ -35,7 +35,7 @@ import { decodeSSE } from './decodeSSE.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
 import { DEFAULT_MAX_RETRIES, type BackoffOptions } from './retryPolicy.js';
 import { withAnnouncedRetries } from './withAnnouncedRetries.js';
-import type { MessagesClient, StreamCallOptions, TransportOutput } from './types.js';
+import type { DebugEvent, MessagesClient, StreamCallOptions, TransportOutput } from './types.js';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
@@ -121,8 +121,10 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
       let stopped = false;
       return watched$.pipe(
         decodeSSE(decodeOptions),
-        tap((output) => {
+        map((output) => {
           if (output.type === 'message_stop') stopped = true;
+          // Debug notes quote what the server sent; a server echoing the key must not leak it.
+          return output.type === 'debug' ? redactDebug(output, apiKey) : output;
         }),
         // The message is complete: a connection that then drops or hangs costs nothing.
         catchError((error: unknown) =>
@@ -177,4 +179,10 @@ function redactError(error: unknown, apiKey: string): unknown {
     if (error.stack?.includes(apiKey)) error.stack = redact(error.stack, apiKey);
   }
   return error;
+}
+
+function redactDebug(event: DebugEvent, apiKey: string): DebugEvent {
+  const text = JSON.stringify(event);
+  if (!text.includes(apiKey)) return event;
+  return { type: 'debug', message: redact(event.message, apiKey), data: redact(JSON.stringify(event.data) ?? '', apiKey) };
 }

@@ -333,12 +333,14 @@ describe('createMessagesClient against the scripted server', () => {
     const { client } = await setup(
       [
         { kind: 'http_error', status: 500, message: echo },
+        { kind: 'raw', chunks: [`event: key_echo\ndata: ${JSON.stringify({ type: 'key_echo', echo })}\n\n`], destroy: true },
         { kind: 'http_error', status: 401, body: `<p>${echo}</p>` },
       ],
-      { maxRetries: 1 },
+      { maxRetries: 2 },
     );
     const { outputs, error } = await run(client.stream(request));
     expect(error).toBeInstanceOf(RxAgentError);
+    expect(outputs.map((o) => o.type)).toEqual(['api_retry', 'debug', 'api_retry']);
     const everything = JSON.stringify(outputs) + String(error) + (error as Error).stack;
     expect(everything).not.toContain(API_KEY);
     expect(everything).toContain('[redacted]');
