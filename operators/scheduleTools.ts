@@ -94,10 +94,10 @@ export interface ScheduleToolsOptions {
  * its running calls are stopped and forgotten, and the shared context is reset.
  *
  * ```
- * source:      -a-b---B-(m|)        a, b: safe tool_use blocks; B: block_start; m: message
- * a.call:       ---(x|)             (subscribed at frame 1)
- * b.call:         -----(y|)         (subscribed at frame 3)
- * output:      -s-s-x---(yT|)       s: tool_start  x, y: tool_result  T: tool_batch [a, b]
+ * source:      -a-b---B-(m|)     a, b: safe tool_use blocks; B: block_start; m: message
+ * a.call:       ---(x|)          (subscribed at frame 1, at a's block stop)
+ * b.call:         -----(y|)      (subscribed at frame 3, while a still runs)
+ * output:      -s-sx---y(T|)     s: tool_start  x, y: tool_result  T: tool_batch [a, b]
  * ```
  *
  * The model stream failing (source error): running calls are stopped, every tool_use without
