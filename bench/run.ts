@@ -11,8 +11,9 @@ import { assemblyBench } from './assembly.bench.js';
 import { contextBench } from './context.bench.js';
 import type { BenchModule, Figures } from './figures.js';
 import { sessionBench } from './session.bench.js';
+import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, sessionBench, contextBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
