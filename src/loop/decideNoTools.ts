@@ -76,7 +76,7 @@ export function decideNoTools(state: LoopState, message: AssistantMessage, uuid:
     const messages = appendToLastUser(state.messages, THINKING_ONLY_NUDGE_TEXT);
     return {
       type: 'continue',
-      state: thinkingOnlyNudge(state, { messages, uuids: state.messageUuids }),
+      state: thinkingOnlyNudge(state, { messages, lastUuid: state.lastMessageUuid }),
       additions: [],
       warnings: [],
     };

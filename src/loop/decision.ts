@@ -67,10 +67,10 @@ export function terminal(
 
 /** One copy of the history per continue site (the request needs the array anyway). */
 export function appendAll(state: LoopState, additions: readonly Addition[]): Appended {
-  if (additions.length === 0) return { messages: state.messages, uuids: state.messageUuids };
+  if (additions.length === 0) return { messages: state.messages, lastUuid: state.lastMessageUuid };
   return {
     messages: [...state.messages, ...additions.map((a) => a.message)],
-    uuids: [...state.messageUuids, ...additions.map((a) => a.uuid)],
+    lastUuid: additions[additions.length - 1]!.uuid,
   };
 }
 

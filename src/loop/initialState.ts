@@ -10,7 +10,7 @@ export function initialState(ctx: RunContext): LoopState {
   const messages = [...(ctx.options.messages ?? [])];
   return {
     messages,
-    messageUuids: messages.map(() => ctx.newId()),
+    lastMessageUuid: ctx.options.parentUuid ?? (messages.length > 0 ? ctx.newId() : undefined),
     turnCount: 1,
     chainId: ctx.options.chainId ?? ctx.newId(),
     depth: ctx.options.depth ?? 0,
@@ -86,7 +86,7 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
             ? message
             : { role: 'user', content: [...(typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content), ...extra] };
         const uuid = ctx.newId();
-        const next: LoopState = { ...state, messages: [...state.messages, full], messageUuids: [...state.messageUuids, uuid] };
+        const next: LoopState = { ...state, messages: [...state.messages, full], lastMessageUuid: uuid };
         if (ctx.transcript) {
           ctx.pendingTranscript.push({
             type: 'user',
@@ -94,7 +94,7 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
             depth: state.depth,
             timestamp: Date.now(),
             uuid,
-            parentUuid: state.messageUuids[state.messageUuids.length - 1],
+            parentUuid: state.lastMessageUuid,
             message: full,
             reason: 'prompt',
             isMeta: false,

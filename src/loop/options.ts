@@ -44,6 +44,8 @@ export interface AgentLoopOptions {
   readonly tools?: readonly Tool[];
   /** History to continue from. */
   readonly messages?: readonly MessageParam[];
+  /** uuid of the last message of `messages` (a resumed transcript's leaf), to chain new records. */
+  readonly parentUuid?: string;
   /** A new user prompt appended to `messages`. */
   readonly prompt?: string | MessageParam;
   /** Iterations that start a new turn (SPEC §1). Default: unlimited. */

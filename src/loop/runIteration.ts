@@ -95,7 +95,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     const record = (additions: readonly Addition[]): void => {
       if (!ctx.transcript) return;
       const timestamp = Date.now();
-      let parentUuid = state.messageUuids[state.messageUuids.length - 1];
+      let parentUuid = state.lastMessageUuid;
       for (const a of additions) {
         const base = { chainId: state.chainId, depth: state.depth, timestamp, uuid: a.uuid, parentUuid };
         ctx.pendingTranscript.push(
@@ -431,7 +431,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           mergeMap((result) => {
             if (result.type === 'failed') return throwError(() => error);
             const messages = [...result.messages];
-            const next = reactiveCompactRetry(state, { messages, uuids: messages.map(() => ctx.newId()) });
+            const next = reactiveCompactRetry(state, { messages, lastUuid: undefined });
             ctx.pendingTranscript.push({
               type: 'compact_boundary',
               chainId: state.chainId,
@@ -501,7 +501,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
               return modelPhase(decision.messages);
             case 'compacted': {
               const messages = [...decision.messages];
-              state = { ...state, messages, messageUuids: messages.map(() => ctx.newId()) };
+              state = { ...state, messages, lastMessageUuid: undefined };
               ctx.pendingTranscript.push({
                 type: 'compact_boundary',
                 chainId: state.chainId,

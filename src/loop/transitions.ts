@@ -9,14 +9,14 @@ import type { LoopState, TransitionReason } from './types.js';
 
 export interface Appended {
   readonly messages: readonly MessageParam[];
-  readonly uuids: readonly string[];
+  readonly lastUuid: string | undefined;
 }
 
 function advance(state: LoopState, reason: TransitionReason, history: Appended | undefined): LoopState {
   return {
     ...state,
     messages: history ? history.messages : state.messages,
-    messageUuids: history ? history.uuids : state.messageUuids,
+    lastMessageUuid: history ? history.lastUuid : state.lastMessageUuid,
     depth: state.depth + 1,
     transition: { reason },
   };

@@ -223,8 +223,11 @@ export function isTerminalEvent(event: LoopEvent): event is TerminalEvent {
 export interface LoopState {
   /** The history sent to the model (after the last compact boundary). Never mutated. */
   readonly messages: readonly MessageParam[];
-  /** uuid of each message in `messages`, same index (for tombstones and transcripts). */
-  readonly messageUuids: readonly string[];
+  /**
+   * uuid of the last message in `messages` (the parent of the next transcript record). Only the
+   * last one is kept: a per-message array would be one more history copy per iteration.
+   */
+  readonly lastMessageUuid: string | undefined;
   readonly turnCount: number;
   readonly chainId: string;
   readonly depth: number;

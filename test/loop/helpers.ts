@@ -27,17 +27,22 @@ export type FakeStep = ScriptedMessage | { readonly kind: 'error'; readonly erro
 /**
  * A synchronous fake model: the n-th call plays `script(n)`. Records every request.
  */
-export function syncModel(script: (n: number, request: MessagesRequest) => FakeStep): { callModel: CallModel; requests: MessagesRequest[] } {
+export function syncModel(
+  script: (n: number, request: MessagesRequest) => FakeStep,
+  options: { readonly record?: boolean } = {},
+): { callModel: CallModel; requests: MessagesRequest[]; calls: () => number } {
   const requests: MessagesRequest[] = [];
+  let count = 0;
   const callModel: CallModel = (request) =>
     defer((): Observable<TransportOutput> => {
-      const n = requests.length;
-      requests.push(request);
+      const n = count++;
+      // Keeping every request of a very long run would hold every history copy (quadratic memory).
+      if (options.record !== false) requests.push(request);
       const step = script(n, request);
       if (step.kind === 'error') return throwError(() => step.error);
       return from(eventsOf(step, n));
     });
-  return { callModel, requests };
+  return { callModel, requests, calls: () => count };
 }
 
 let counter = 0;
