@@ -8,7 +8,10 @@ import { assertNever } from '../../util/assertNever.js';
 
 export type RawEventLike = { readonly type: string } & Readonly<Record<string, unknown>>;
 
-/** The API event(s) one assembly event stands for; `message` has none (message_stop is sent on message_delta's heels). */
+/**
+ * The API event(s) one assembly event stands for. `message` maps to none: the loop turns it into
+ * its `assistant_message`, where the stream-json mapper prints `message_stop`.
+ */
 export function rawEventsOf(event: AssemblyEvent): RawEventLike[] {
   switch (event.type) {
     case 'message_start':
@@ -33,7 +36,7 @@ export function rawEventsOf(event: AssemblyEvent): RawEventLike[] {
         { type: 'message_delta', delta: { stop_reason: event.stopReason, stop_sequence: event.stopSequence }, usage: event.usage },
       ];
     case 'message':
-      return [{ type: 'message_stop' }];
+      return [];
     default:
       return assertNever(event);
   }

@@ -133,10 +133,6 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
         break;
       }
       case 'message':
-        stopReason = event.message.stop_reason;
-        if (iterationStartedAt !== undefined) apiMs += now() - iterationStartedAt;
-        iterationStartedAt = undefined;
-        break;
       case 'block_start':
       case 'text_delta':
       case 'thinking_delta':
@@ -167,9 +163,15 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
         return [retryLine(event.retry, printed || options.includePartialMessages)];
       }
       case 'assistant_message':
+        // The API time of an iteration: from its start to its complete response (retries included).
+        stopReason = event.message.stop_reason;
+        if (iterationStartedAt !== undefined) apiMs += now() - iterationStartedAt;
+        iterationStartedAt = undefined;
         linesOfMessage.set(event.uuid, current?.lineUuids ?? []);
         current = undefined;
-        return [];
+        return options.includePartialMessages
+          ? [{ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: null, event: { type: 'message_stop' } }]
+          : [];
       case 'tool_start':
       case 'tool_progress':
         return [];
