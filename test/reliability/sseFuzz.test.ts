@@ -328,7 +328,7 @@ describe('SSE fuzzing: decodeSSE + assembleBlocks', () => {
             if (next === undefined) byteMutations.push(m);
             else frames = next;
           }
-          let bytes = utf8.encode(withLineEndings(frames.join(''), ending));
+          let bytes: Uint8Array = utf8.encode(withLineEndings(frames.join(''), ending));
           for (const m of byteMutations) bytes = applyByteHarm(bytes, m);
           expectWellBehaved(run(chunked(bytes, sizes)));
         },
