@@ -3,12 +3,14 @@
  * every output format, each terminal's exit status / subtype / terminal_reason, sessions,
  * permission modes, hooks from --settings, usage errors and the stdin prompt.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { OutputLine } from '../../src/cli/outputSchemas.js';
-import { assertBuilt, makeSandbox, parseLines, runAgainst, runCli } from './helpers.js';
+import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { assertBuilt, CLI, makeSandbox, parseLines, runAgainst, runCli } from './helpers.js';
 
 beforeAll(assertBuilt);
 
@@ -234,5 +236,51 @@ describe.concurrent('command line', () => {
     expect(help.stdout).toContain('--output-format');
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe.concurrent('interrupts and the interactive loop', () => {
+  test('SIGINT during a print-mode turn: the result is still printed (aborted_streaming), exit 1', async () => {
+    const box = makeSandbox();
+    const server = await startScriptedServer({
+      script: [{ kind: 'message', blocks: [{ type: 'text', text: 'slow answer text', chunkSize: 2, deltaDelayMs: 400 }] }],
+    });
+    try {
+      const child = spawn(process.execPath, [CLI, '-p', 'hi', '--output-format', 'stream-json'], {
+        cwd: box.cwd,
+        env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await server.waitForRequests(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      child.kill('SIGINT');
+      expect(await closed).toBe(1);
+      expect(resultOf(parseLines(stdout))).toMatchObject({ subtype: 'error_during_execution', terminal_reason: 'aborted_streaming' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('without -p, prompts are read line by line and each turn carries the conversation so far', async () => {
+    const box = makeSandbox();
+    const run = await runAgainst([text('Answer one.'), text('Answer two.')], [], { ...box, stdin: 'first\nsecond\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Answer one.\n');
+    expect(run.stdout).toContain('Answer two.\n');
+    expect(run.stdout).toMatch(/-- 1 turn · .* completed/);
+    expect(run.stdout).not.toContain('\u001b[');
+    const roles = run.server.requests.map((r) => r.body!.messages.map((m) => m.role).join(','));
+    expect(roles).toEqual(['user', 'user,assistant,user']);
+  });
+
+  test('--continue picks up the latest session of the directory', async () => {
+    const box = makeSandbox();
+    await runAgainst([text('One.')], ['-p', 'remember 42'], box);
+    const run = await runAgainst([text('Two.')], ['-p', 'what number?', '--continue'], box);
+    expect(run.code).toBe(0);
+    expect(JSON.stringify(run.server.requests[0]!.body!.messages)).toContain('remember 42');
   });
 });
