@@ -284,3 +284,31 @@ describe.concurrent('interrupts and the interactive loop', () => {
     expect(JSON.stringify(run.server.requests[0]!.body!.messages)).toContain('remember 42');
   });
 });
+
+describe.concurrent('more command-line cases', () => {
+  test('--fork-session continues under a new id and leaves the original transcript as it was', async () => {
+    const box = makeSandbox();
+    const id = '1a2b3c4d-0000-4000-8000-00000000abcd';
+    await runAgainst([text('One.')], ['-p', 'remember 7', '--session-id', id], box);
+    const transcript = join(box.home, '.rxagent', 'projects', box.cwd.replace(/[^a-zA-Z0-9]/g, '-'), `${id}.jsonl`);
+    const before = readFileSync(transcript, 'utf8');
+    const run = await runAgainst([text('Two.')], ['-p', 'again', '--resume', id, '--fork-session', '--output-format', 'json'], box);
+    expect(run.code).toBe(0);
+    const result = resultOf(parseLines(run.stdout));
+    expect(result.session_id).not.toBe(id);
+    expect(JSON.stringify(run.server.requests[0]!.body!.messages)).toContain('remember 7');
+    expect(readFileSync(transcript, 'utf8')).toBe(before);
+  });
+
+  test('a missing API key or an unknown --tools name: one line on stderr, no request', async () => {
+    const box = makeSandbox();
+    const noKey = await runCli(['-p', 'x'], { ...box, env: { ANTHROPIC_API_KEY: '' } });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(noKey.stderr.trim().split('\n')).toHaveLength(1);
+    const badTool = await runCli(['-p', 'x', '--tools', 'Read,Teleport'], box);
+    expect(badTool.code).toBe(2);
+    expect(badTool.stderr).toContain('Teleport');
+    expect(badTool.stdout).toBe('');
+  });
+});
