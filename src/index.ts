@@ -301,3 +301,5 @@ export { continueLatest, fork, resume, startSession } from './session/sessions.j
 export type { ForkOptions, OpenedSession, SessionOptions } from './session/sessions.js';
 export { createTranscriptSink, toSessionRecords } from './session/transcriptSink.js';
 export type { RecordContext, SessionTranscriptSink, TranscriptSinkOptions } from './session/transcriptSink.js';
+export { createAgentRun } from './loop/createAgentRun.js';
+export type { AgentRun, SubmitHandle, SubmitOptions } from './loop/createAgentRun.js';

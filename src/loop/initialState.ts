@@ -12,7 +12,7 @@ export function initialState(ctx: RunContext): LoopState {
     messages,
     lastMessageUuid: ctx.options.parentUuid ?? (messages.length > 0 ? ctx.newId() : undefined),
     turnCount: 1,
-    chainId: ctx.options.chainId ?? ctx.newId(),
+    chainId: ctx.chainId,
     depth: ctx.options.depth ?? 0,
     transition: undefined,
     model: ctx.options.model,

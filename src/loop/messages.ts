@@ -108,10 +108,14 @@ export function completeResults(
 
 /** Append a text block to the last user message (a nudge that does not add a turn). */
 export function appendToLastUser(messages: readonly MessageParam[], text: string): MessageParam[] {
+  return appendBlocksToLastUser(messages, [{ type: 'text', text }]);
+}
+
+/** Roles must alternate: text for the model after a user message joins that message. */
+export function appendBlocksToLastUser(messages: readonly MessageParam[], blocks: readonly TextBlock[]): MessageParam[] {
   const last = messages[messages.length - 1];
-  if (!last || last.role !== 'user') return [...messages, userText(text)];
-  const block: TextBlock = { type: 'text', text };
-  const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }, block] : [...last.content, block];
+  if (!last || last.role !== 'user') return [...messages, { role: 'user', content: [...blocks] }];
+  const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }, ...blocks] : [...last.content, ...blocks];
   return [...messages.slice(0, -1), { ...last, content }];
 }
 

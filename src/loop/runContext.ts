@@ -32,6 +32,9 @@ export interface QueuedCommand {
 
 export interface RunContext {
   readonly options: AgentLoopOptions;
+  /** Query tracking of this run: `chainId` fixed, `depth` of the current iteration. */
+  readonly chainId: string;
+  depth: number;
   readonly callModel: CallModel;
   readonly scheduleTools: ToolSchedulerFactory;
   readonly governor: ContextGovernor;
@@ -61,8 +64,8 @@ export interface RunContext {
   readonly pendingTranscript: TranscriptRecord[];
   /** Submitted input not yet absorbed, in order. */
   readonly queue: QueuedCommand[];
-  /** Absorbed commands whose consuming turn has not ended yet. */
-  readonly started: string[];
+  /** Absorbed commands whose consuming turn has not ended yet; `seen` once a request carried them. */
+  readonly started: { readonly id: string; seen: boolean }[];
   /** Lifecycle events produced outside an iteration (e.g. `queued`), drained into the output. */
   readonly lifecycle$: Observable<{ readonly id: string; readonly status: CommandStatus }>;
   reportLifecycle(id: string, status: CommandStatus): void;
@@ -129,6 +132,8 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
   const hooks = options.hooks;
   return {
     options,
+    chainId: options.chainId ?? newId(),
+    depth: options.depth ?? 0,
     callModel,
     scheduleTools: deps.scheduleTools ?? ((input) => defaultScheduleTools(input)),
     governor: options.contextGovernor ?? passThroughGovernor,

@@ -42,6 +42,7 @@ import { decideOnError, isOverloaded, isPromptTooLong } from './decideOnError.js
 import { decideAfterPostToolBatch, decideWithTools } from './decideWithTools.js';
 import { eventOf, type IterationOutput } from './events.js';
 import {
+  appendBlocksToLastUser,
   completeResults,
   INTERRUPTED_RESULT_TEXT,
   ORPHAN_RESULT_TEXT,
@@ -82,6 +83,7 @@ function plainBlock(block: AssistantContentBlock | InvalidToolUseBlock): Assista
 export function runIteration(ctx: RunContext, initial: LoopState): Observable<IterationOutput> {
   return defer(() => {
     let state = initial;
+    ctx.depth = state.depth;
     const ev = (body: Parameters<typeof eventOf>[1]) => eventOf(state, body);
 
     // ---- ending ------------------------------------------------------------------------------
@@ -109,8 +111,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
 
     const settleCommands = (ok: boolean): IterationOutput[] => {
       const out: IterationOutput[] = [];
-      for (const id of ctx.started.splice(0)) {
-        out.push(ev({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: true }));
+      for (const { id, seen } of ctx.started.splice(0)) {
+        out.push(ev({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: seen }));
       }
       for (const cmd of ctx.queue.splice(0)) out.push(ev({ type: 'command_lifecycle', id: cmd.id, status: 'discarded' }));
       return out;
@@ -119,6 +121,19 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     const finish = (decision: Decision): Observable<IterationOutput> => {
       if (decision.type === 'run_stop_hook' || decision.type === 'run_post_tool_batch') {
         return throwError(() => new Error(`internal: unresolved decision ${decision.type}`));
+      }
+      // Input submitted while the turn was ending is not dropped: it starts the next turn.
+      if (
+        decision.type === 'terminal' &&
+        decision.reason === 'completed' &&
+        ctx.queue.length > 0 &&
+        ctx.abortCause() === undefined &&
+        decision.additions[decision.additions.length - 1]?.message.role === 'assistant'
+      ) {
+        const queued = absorbQueue();
+        const additions = [...decision.additions, userAddition({ role: 'user', content: [...queued] }, ctx.newId(), 'queued_input', false)];
+        if (state.turnCount + 1 > ctx.decideConfig.maxTurns) return finish(terminal('max_turns', { additions, warnings: decision.warnings }));
+        return finish({ type: 'continue', state: nextTurn(state, appendAll(state, additions), state.shared), additions, warnings: decision.warnings });
       }
       // A continue decided after an abort (e.g. while a hook ran) still ends the run aborted.
       if (decision.type === 'continue' && ctx.abortCause() === 'signal') {
@@ -223,7 +238,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       const items = ctx.queue.splice(0);
       const started: IterationOutput[] = [];
       for (const item of items) {
-        ctx.started.push(item.id);
+        ctx.started.push({ id: item.id, seen: false });
         started.push(ev({ type: 'command_lifecycle', id: item.id, status: 'started' }));
       }
       pendingLifecycle.push(...started);
@@ -242,6 +257,18 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         const additions = orphanAdditions(attempt, INTERRUPTED_RESULT_TEXT);
         const queued = absorbQueue();
         if (queued.length === 0) return finish(terminal(abortedReason, { additions }));
+        if (additions.length === 0) {
+          // Nothing of the response survives: the input joins the last user message.
+          const messages = appendBlocksToLastUser(state.messages, queued);
+          const addition = userAddition({ role: 'user', content: [...queued] }, ctx.newId(), 'queued_input', false);
+          if (state.turnCount + 1 > ctx.decideConfig.maxTurns) return finish(terminal('max_turns', { additions: [] }));
+          return finish({
+            type: 'continue',
+            state: nextTurn(state, { messages, lastUuid: addition.uuid }, state.shared),
+            additions: [addition],
+            warnings: [],
+          });
+        }
         const last = additions[additions.length - 1];
         if (last && last.message.role === 'user' && Array.isArray(last.message.content)) {
           additions[additions.length - 1] = { ...last, reason: 'queued_input', message: { role: 'user', content: [...last.message.content, ...queued] } };
@@ -358,6 +385,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       defer(() => {
         attempt = newAttempt();
         ctx.interruptible = true;
+        for (const command of ctx.started) command.seen = true;
         const current = attempt;
         const tools = ctx.options.tools ?? [];
         return concat(
