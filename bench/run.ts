@@ -9,11 +9,12 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { assemblyBench } from './assembly.bench.js';
 import { contextBench } from './context.bench.js';
+import { grepBench } from './grep.bench.js';
 import type { BenchModule, Figures } from './figures.js';
 import { sessionBench } from './session.bench.js';
 import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

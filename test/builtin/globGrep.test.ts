@@ -127,4 +127,13 @@ describe('Grep', () => {
     await put('big.txt', body);
     expect(await grep({ pattern: 'abcneedle-split', output_mode: 'content', path: 'big.txt' })).toBe('big.txt:656:abcneedle-split');
   });
+
+  test('line numbers stay right over blank lines spanning several chunks, with and without context', async () => {
+    await put('blank.txt', `${'\n'.repeat(70_000)}needle\n\nlast needle`);
+    expect(await grep({ pattern: 'needle', output_mode: 'content', path: 'blank.txt' })).toBe('blank.txt:70001:needle\nblank.txt:70003:last needle');
+    expect(await grep({ pattern: 'needle', output_mode: 'content', path: 'blank.txt', '-B': 1 })).toBe(
+      'blank.txt-70000-\nblank.txt:70001:needle\nblank.txt-70002-\nblank.txt:70003:last needle',
+    );
+    expect(await grep({ pattern: 'needle', output_mode: 'count', path: 'blank.txt' })).toBe('blank.txt:2\n[2 matches in 1 files]');
+  });
 });

@@ -6,9 +6,8 @@ export const BINARY_SNIFF_BYTES = 8192;
 
 /** A NUL byte in the first few KB marks a file as binary; text encodings we read never contain one. */
 export function looksBinary(bytes: Uint8Array, length = bytes.length): boolean {
-  const end = Math.min(length, BINARY_SNIFF_BYTES);
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
-  return false;
+  // indexOf is a native memchr: much faster than a JS loop over the bytes.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(length, BINARY_SNIFF_BYTES)).indexOf(0) !== -1;
 }
 
 export async function fileLooksBinary(handle: FileHandle): Promise<boolean> {

@@ -5,13 +5,13 @@ import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
 import { createGlobMatcher } from './globMatch.js';
 import { type LineMatcher, scanFile, type ScanSink } from './scanFile.js';
-import { DEFAULT_SKIPPED_DIRS, walkFiles } from './walkFiles.js';
+import { DEFAULT_SKIPPED_DIRS, walkFileBatches, type WalkedFile } from './walkFiles.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
 export const GREP_MAX_OUTPUT_CHARS = 30_000;
 export const GREP_MAX_LINE_CHARS = 500;
-/** Files scanned at once: enough to keep the thread pool busy, few enough to bound memory. */
-const PARALLEL_FILES = 24;
+/** Longest stretch of synchronous scanning before yielding to the event loop. */
+const SLICE_MS = 10;
 
 export const grepInputSchema = z.strictObject({
   pattern: z.string().describe('JavaScript regular expression to search for.'),
@@ -32,11 +32,6 @@ export type GrepInput = z.infer<typeof grepInputSchema>;
 
 type Mode = 'content' | 'files_with_matches' | 'count';
 
-interface FileResult {
-  readonly display: string;
-  readonly entries: string[];
-  count: number;
-}
 
 export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
   return {
@@ -68,39 +63,58 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
         [...DEFAULT_SKIPPED_DIRS].filter((d) => !root.split(sep).includes(d) && !(input.glob ?? '').includes(d)),
       );
 
-      const results: Array<FileResult | undefined> = [];
+      const results: FileResult[] = [];
       let entriesSoFar = 0;
-      const inFlight = new Set<Promise<void>>();
-      const scanOne = async (index: number, path: string) => {
-        const result: FileResult = { display: display(path), entries: [], count: 0 };
-        const sink = createSink(mode, result, { before, after, showNumbers });
-        await scanFile(path, matcher, sink);
-        if (result.count > 0) {
-          results[index] = result;
-          entriesSoFar += mode === 'content' ? result.entries.length : 1;
-        }
-      };
-
-      const files = rootStat.isDirectory()
-        ? walkFiles(root, { skipDirs, allowPath: workspace.contains, signal: ctx.signal })
+      let stoppedEarly = false;
+      const batches = rootStat.isDirectory()
+        ? walkFileBatches(root, { skipDirs, allowPath: workspace.contains, signal: ctx.signal })
         : single(root);
-      let index = 0;
-      for await (const file of files) {
-        if (entriesSoFar >= headLimit) break; // enough collected; in-flight scans still finish
-        if (globMatch && !globMatch(globOnPath ? file.rel : basename(file.path))) continue;
-        const task = scanOne(index++, file.path).finally(() => inFlight.delete(task));
-        inFlight.add(task);
-        if (inFlight.size >= PARALLEL_FILES) await Promise.race(inFlight);
+      let sliceStart = performance.now();
+      walk: for await (const batch of batches) {
+        for (const file of batch) {
+          if (entriesSoFar >= headLimit) {
+            stoppedEarly = true;
+            break walk;
+          }
+          if (globMatch && !globMatch(globOnPath ? file.rel : basename(file.path))) continue;
+          const result = new FileResult(file.path, display);
+          const scanned = scanFile(file.path, matcher, createSink(mode, result, { before, after, showNumbers }));
+          if (typeof scanned !== 'string') await scanned;
+          if (result.count > 0) {
+            results.push(result);
+            entriesSoFar += mode === 'content' ? result.entries.length : 1;
+          }
+          // Most files are scanned synchronously (see scanFile); give other tools and the model's
+          // stream a turn every few milliseconds. This is a yield point, not a delay.
+          if (performance.now() - sliceStart > SLICE_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            ctx.signal.throwIfAborted();
+            sliceStart = performance.now();
+          }
+        }
       }
-      await Promise.all(inFlight);
       ctx.signal.throwIfAborted();
-      return render(mode, results, headLimit, input.pattern);
+      return render(mode, results, headLimit, input.pattern, stoppedEarly);
     },
   };
 }
 
-async function* single(path: string) {
-  yield { path, rel: basename(path) };
+async function* single(path: string): AsyncGenerator<WalkedFile[]> {
+  yield [{ path, rel: basename(path) }];
+}
+
+/** One file's matches. The display path is computed on the first match only: most files never match. */
+class FileResult {
+  readonly entries: string[] = [];
+  count = 0;
+  #shown: string | undefined;
+  constructor(
+    private readonly path: string,
+    private readonly toDisplay: (p: string) => string,
+  ) {}
+  get display(): string {
+    return (this.#shown ??= this.toDisplay(this.path));
+  }
 }
 
 function compileMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
@@ -113,7 +127,12 @@ function compileMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
     );
   }
   const lookaround = /\(\?<?[=!]/.test(pattern);
-  return lookaround ? { regex } : { regex, prefilter: new RegExp(pattern, ignoreCase ? 'im' : 'm') };
+  const literal = !ignoreCase && pattern !== '' && !/[\\^$.*+?()[\]{}|]/.test(pattern) ? Buffer.from(pattern, 'utf8') : undefined;
+  return {
+    regex,
+    ...(lookaround ? {} : { prefilter: new RegExp(pattern, ignoreCase ? 'im' : 'm') }),
+    ...(literal ? { literal } : {}),
+  };
 }
 
 function createSink(
@@ -130,11 +149,12 @@ function createSink(
       done: mode === 'files_with_matches' ? () => result.count > 0 : () => false,
     };
   }
+  const withContext = opts.before > 0 || opts.after > 0;
   const recent: Array<{ text: string; n: number }> = [];
   let afterLeft = 0;
   let lastEmitted = 0;
   const emit = (text: string, n: number, sepChar: ':' | '-') => {
-    if (lastEmitted > 0 && n > lastEmitted + 1) result.entries.push('--');
+    if (withContext && lastEmitted > 0 && n > lastEmitted + 1) result.entries.push('--');
     const shown = text.length > GREP_MAX_LINE_CHARS ? `${text.slice(0, GREP_MAX_LINE_CHARS)}… [line cut]` : text;
     result.entries.push(opts.showNumbers ? `${result.display}${sepChar}${n}${sepChar}${shown}` : `${result.display}${sepChar}${shown}`);
     lastEmitted = n;
@@ -161,12 +181,11 @@ function createSink(
   };
 }
 
-function render(mode: Mode, results: ReadonlyArray<FileResult | undefined>, headLimit: number, pattern: string): string {
+function render(mode: Mode, results: readonly FileResult[], headLimit: number, pattern: string, stoppedEarly: boolean): string {
   const lines: string[] = [];
   let files = 0;
   let total = 0;
   for (const r of results) {
-    if (!r) continue;
     files++;
     total += r.count;
     if (mode === 'files_with_matches') lines.push(r.display);
@@ -176,7 +195,7 @@ function render(mode: Mode, results: ReadonlyArray<FileResult | undefined>, head
   if (files === 0) return `No matches for ${JSON.stringify(pattern)}.`;
   const notes: string[] = [];
   let shown = lines;
-  if (lines.length > headLimit) {
+  if (lines.length > headLimit || stoppedEarly) {
     shown = lines.slice(0, headLimit);
     notes.push(`[head_limit ${headLimit}: later results not shown.]`);
   }

@@ -1,12 +1,19 @@
 /**
  * Streams one file through a line matcher for Grep: reads 64 KB at a time, refuses binary files
  * from the first chunk, and skips the line split for chunks the regex cannot match at all.
+ *
+ * The first chunk is read synchronously. Almost every source file fits in it, and a synchronous
+ * open/read/close costs a fraction of three thread-pool round trips; over a 20,000-file tree
+ * that is most of the difference to system grep. Larger files continue asynchronously, so one
+ * huge file does not hold the event loop. The caller bounds how long it scans between yields.
  */
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, read, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { promisify } from 'node:util';
 import { looksBinary } from './fileKind.js';
 
 const CHUNK_BYTES = 64 * 1024;
+const readAsync = promisify(read);
 
 export interface LineMatcher {
   readonly regex: RegExp;
@@ -16,6 +23,11 @@ export interface LineMatcher {
    * lookaround (which could see across the line break).
    */
   readonly prefilter?: RegExp;
+  /**
+   * When the pattern is a plain case-sensitive string: its UTF-8 bytes. A file whose bytes do not
+   * contain them cannot match, and is ruled out without decoding it to a string at all.
+   */
+  readonly literal?: Buffer;
 }
 
 export interface ScanSink {
@@ -29,59 +41,100 @@ export interface ScanSink {
 
 export type ScanOutcome = 'scanned' | 'binary' | 'unreadable';
 
-export async function scanFile(path: string, matcher: LineMatcher, sink: ScanSink): Promise<ScanOutcome> {
-  let handle;
+/** One shared buffer: the synchronous first read never interleaves with another. */
+const firstChunk = Buffer.allocUnsafe(CHUNK_BYTES);
+
+export function scanFile(path: string, matcher: LineMatcher, sink: ScanSink): ScanOutcome | Promise<ScanOutcome> {
+  let fd: number;
   try {
-    handle = await open(path, 'r');
+    fd = openSync(path, 'r');
   } catch {
     return 'unreadable';
   }
+  let async = false;
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    const decoder = new StringDecoder('utf8');
-    let carry = '';
-    let lineNo = 0;
-    let first = true;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
-      if (first) {
-        if (looksBinary(buffer, bytesRead)) return 'binary';
-        first = false;
+    const bytesRead = readSync(fd, firstChunk, 0, CHUNK_BYTES, null);
+    if (looksBinary(firstChunk, bytesRead)) return 'binary';
+    if (bytesRead < CHUNK_BYTES) {
+      if (matcher.literal && !sink.wantsUnmatchedLines && firstChunk.subarray(0, bytesRead).indexOf(matcher.literal) === -1) {
+        return 'scanned';
       }
-      const eof = bytesRead === 0;
-      const text = carry + (eof ? decoder.end() : decoder.write(buffer.subarray(0, bytesRead)));
-      let complete: string;
-      if (eof) {
-        complete = text;
-        carry = '';
-        if (complete === '') break;
-      } else {
-        const cut = text.lastIndexOf('\n');
-        if (cut === -1) {
-          carry = text;
-          continue;
-        }
-        complete = text.slice(0, cut);
-        carry = text.slice(cut + 1);
+      // The whole file: decode once, no carry or decoder state needed.
+      feedComplete(firstChunk.toString('utf8', 0, bytesRead), { lineNo: 0 }, matcher, sink);
+      return 'scanned';
+    }
+    const state = { carry: '', lineNo: 0, decoder: new StringDecoder('utf8') };
+    feed(state, firstChunk.subarray(0, bytesRead), false, matcher, sink);
+    async = true;
+    return scanRest(fd, state, matcher, sink);
+  } catch {
+    return 'unreadable';
+  } finally {
+    if (!async) closeSync(fd);
+  }
+}
+
+interface FeedState {
+  carry: string;
+  lineNo: number;
+  readonly decoder: StringDecoder;
+}
+
+async function scanRest(fd: number, state: FeedState, matcher: LineMatcher, sink: ScanSink): Promise<ScanOutcome> {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  try {
+    while (!sink.done()) {
+      const { bytesRead } = await readAsync(fd, buffer, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) {
+        feed(state, undefined, true, matcher, sink);
+        break;
       }
-      if (matcher.prefilter && !matcher.prefilter.test(complete)) {
-        if (sink.wantsUnmatchedLines) {
-          for (const line of splitLines(complete, eof)) sink.line(line, ++lineNo, false);
-        } else {
-          lineNo += countLines(complete, eof);
-        }
-      } else {
-        for (const line of splitLines(complete, eof)) {
-          lineNo++;
-          sink.line(line, lineNo, matcher.regex.test(line));
-          if (sink.done()) return 'scanned';
-        }
-      }
-      if (eof || sink.done()) break;
+      feed(state, buffer.subarray(0, bytesRead), false, matcher, sink);
     }
     return 'scanned';
+  } catch {
+    return 'unreadable';
   } finally {
-    await handle.close();
+    closeSync(fd);
+  }
+}
+
+/** Feeds one chunk (or the end of the file) through the matcher. */
+function feed(state: FeedState, bytes: Buffer | undefined, eof: boolean, matcher: LineMatcher, sink: ScanSink): void {
+  const text = state.carry + (eof ? state.decoder.end() : state.decoder.write(bytes!));
+  let complete: string;
+  if (eof) {
+    complete = text;
+    state.carry = '';
+    if (complete === '') return;
+  } else {
+    const cut = text.lastIndexOf('\n');
+    if (cut === -1) {
+      state.carry = text;
+      return;
+    }
+    complete = text.slice(0, cut);
+    state.carry = text.slice(cut + 1);
+  }
+  feedComplete(complete, state, matcher, sink, eof);
+}
+
+/** Matches complete lines (`complete` holds no partial line; at EOF it may end with a newline). */
+function feedComplete(complete: string, state: { lineNo: number }, matcher: LineMatcher, sink: ScanSink, eof = true): void {
+  if (eof && complete === '') return; // mid-file, '' is one empty line
+  if (matcher.prefilter && !matcher.prefilter.test(complete)) {
+    if (eof && !sink.wantsUnmatchedLines) return; // nothing after this chunk needs the line count
+    if (sink.wantsUnmatchedLines) {
+      for (const line of splitLines(complete, eof)) sink.line(line, ++state.lineNo, false);
+    } else {
+      state.lineNo += countLines(complete, eof);
+    }
+    return;
+  }
+  for (const line of splitLines(complete, eof)) {
+    state.lineNo++;
+    sink.line(line, state.lineNo, matcher.regex.test(line));
+    if (sink.done()) return;
   }
 }
 

@@ -6,7 +6,8 @@
  * skipped unless the caller asks for them.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const DEFAULT_SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
@@ -29,6 +30,11 @@ export interface WalkedFile {
 }
 
 export async function* walkFiles(root: string, options: WalkOptions): AsyncGenerator<WalkedFile> {
+  for await (const batch of walkFileBatches(root, options)) yield* batch;
+}
+
+/** The same walk, one directory's files at a time: a tree of many small files pays one await per directory, not per file. */
+export async function* walkFileBatches(root: string, options: WalkOptions): AsyncGenerator<WalkedFile[]> {
   const skip = options.skipDirs ?? DEFAULT_SKIPPED_DIRS;
   const stack: Array<{ dir: string; rel: string }> = [{ dir: root, rel: '' }];
   while (stack.length > 0) {
@@ -36,13 +42,16 @@ export async function* walkFiles(root: string, options: WalkOptions): AsyncGener
     const { dir, rel } = stack.pop()!;
     let entries: Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      // Synchronous on purpose: one directory listing is microseconds, a thread-pool round trip
+      // per directory dominated big walks. Consumers yield to the event loop between batches.
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       continue; // unreadable directory: skip it, as grep -r does (with a warning we do not need)
     }
     // Name order keeps the output deterministic across file systems.
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: Array<{ dir: string; rel: string }> = [];
+    const files: WalkedFile[] = [];
     for (const entry of entries) {
       const path = join(dir, entry.name);
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
@@ -51,14 +60,15 @@ export async function* walkFiles(root: string, options: WalkOptions): AsyncGener
         if (options.enterDir && !options.enterDir(childRel)) continue;
         subdirs.push({ dir: path, rel: childRel });
       } else if (entry.isFile()) {
-        yield { path, rel: childRel };
+        files.push({ path, rel: childRel });
       } else if (entry.isSymbolicLink()) {
         const target = await realpath(path).catch(() => undefined);
         if (target === undefined || !options.allowPath(target)) continue;
         const st = await stat(target).catch(() => undefined);
-        if (st?.isFile()) yield { path, rel: childRel };
+        if (st?.isFile()) files.push({ path, rel: childRel });
       }
     }
+    if (files.length > 0) yield files;
     // Pushed in reverse so they are popped (visited) in name order, after this directory's files.
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
