@@ -122,7 +122,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     parsed = parseArgs({ args: [...argv], options: optionConfig, allowPositionals: true, strict: true });
   } catch (error) {
     // node's messages name the option; keep them, without the stack.
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
+    // node's messages may span lines; a usage error is one line.
+    const message = (error as Error).message.replace(/\. To specify a positional.*$/s, '');
+    throw new UsageError(message.split('\n').map((l) => l.trim()).filter((l) => l !== '').join(' '));
   }
   const v = parsed.values;
   const sessionId = v['session-id'];

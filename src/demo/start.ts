@@ -31,9 +31,9 @@ interface ChildRun {
 }
 
 /** Runs a child with our stdout/stderr (so the view stays live and keeps its colors on a TTY). */
-function runChild(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, capture = false): Promise<ChildRun> {
+function runChild(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, capture = false, stdin: 'ignore' | 'inherit' = 'ignore'): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', capture ? 'pipe' : 'inherit', capture ? 'pipe' : 'inherit'] });
+    const child = spawn(command, args, { cwd, env, stdio: [stdin, capture ? 'pipe' : 'inherit', capture ? 'pipe' : 'inherit'] });
     let output = '';
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -99,7 +99,8 @@ async function scriptedDemo(): Promise<number> {
 
 async function realRun(prompt: string): Promise<number> {
   say(`rxagent against the real API in ${process.cwd()}`);
-  const result = await runChild(process.execPath, [MAIN, prompt], process.cwd(), process.env);
+  // stdin is shared: on a terminal the command can ask for permissions and take further prompts.
+  const result = await runChild(process.execPath, [MAIN, prompt], process.cwd(), process.env, false, 'inherit');
   return result.code;
 }
 
