@@ -43,6 +43,13 @@ describe('createTerminalRenderer', () => {
     expect(out).not.toContain('\u001b[');
   });
 
+  test('a failed command shows its trailing exit note rather than its first output line', () => {
+    const r = createTerminalRenderer({ color: false });
+    r.render(events[5]!);
+    const out = r.render({ ...t, type: 'tool_result', toolUseId: 'b', name: 'Bash', result: { type: 'tool_result', tool_use_id: 'b', content: 'TAP version 13\nnot ok 1\n[exit code 1]', is_error: true }, durationMs: 20 });
+    expect(out).toBe('  x Bash failed after 20ms: exit code 1\n');
+  });
+
   test('an error terminal says why before the summary', () => {
     const r = createTerminalRenderer({ color: false });
     const out = r.render({ ...(events[7] as Extract<LoopEvent, { type: 'terminal' }>), reason: 'max_turns', turnCount: 1 });

@@ -37,6 +37,13 @@ function resultText(result: ToolResultBlock): string {
   return (c ?? []).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('');
 }
 
+/** The line that says why: a trailing `[exit code 1]`-style note (Bash) if any, else the first line. */
+function errorGist(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const last = lines[lines.length - 1] ?? '';
+  return /^\[.*\]$/.test(last.trim()) ? last.trim().slice(1, -1) : (lines[0] ?? '');
+}
+
 function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
@@ -116,8 +123,7 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
         inputs.delete(event.toolUseId);
         const took = formatDuration(event.durationMs);
         if (event.result.is_error === true) {
-          const first = resultText(event.result).split('\n')[0] ?? '';
-          return line(`  ${paint('red', 'x')} ${event.name} failed after ${took}: ${first.slice(0, 160)}`);
+          return line(`  ${paint('red', 'x')} ${event.name} failed after ${took}: ${errorGist(resultText(event.result)).slice(0, 160)}`);
         }
         let out = line(`  ${paint('green', 'ok')} ${event.name} ${paint('dim', took)}`);
         if (event.name === 'Edit') {
