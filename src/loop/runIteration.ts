@@ -8,6 +8,7 @@ import {
   connect,
   defer,
   EMPTY,
+  filter,
   from,
   ignoreElements,
   map,
@@ -23,7 +24,7 @@ import {
 } from 'rxjs';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import { withholdRecoverable } from '../../operators/withholdRecoverable.js';
-import type { AssemblyOutput, InvalidToolUseBlock } from '../assembly/types.js';
+import { isInvalidToolUse, type AssemblyOutput, type InvalidToolUseBlock } from '../assembly/types.js';
 import type { AssistantContentBlock, AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import type { ToolEvent } from '../tools/types.js';
@@ -44,6 +45,8 @@ import { eventOf, type IterationOutput } from './events.js';
 import {
   appendBlocksToLastUser,
   completeResults,
+  errorResult,
+  repeatedCallText,
   INTERRUPTED_RESULT_TEXT,
   ORPHAN_RESULT_TEXT,
   stripThinking,
@@ -65,10 +68,21 @@ interface Attempt {
   results: Map<string, ToolResultBlock>;
   batch: ToolBatch | undefined;
   error: unknown;
+  /** Calls refused as identical repeats: never handed to the scheduler, answered here. */
+  refused: Map<string, ToolResultBlock>;
 }
 
 function newAttempt(): Attempt {
-  return { messageUuid: undefined, message: undefined, blocks: [], toolUses: [], results: new Map(), batch: undefined, error: undefined };
+  return {
+    messageUuid: undefined,
+    message: undefined,
+    blocks: [],
+    toolUses: [],
+    results: new Map(),
+    batch: undefined,
+    error: undefined,
+    refused: new Map(),
+  };
 }
 
 /** A tool_use block as history keeps it: the `invalid` marker is ours, not the API's. */
@@ -334,8 +348,10 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         case 'block': {
           const block = plainBlock(event.block);
           attempt.blocks.push(block);
-          if (block.type === 'tool_use') attempt.toolUses.push(block);
-          return [ev({ type: 'model', event })];
+          if (block.type !== 'tool_use') return [ev({ type: 'model', event })];
+          attempt.toolUses.push(block);
+          if (isInvalidToolUse(event.block)) return [ev({ type: 'model', event })];
+          return [ev({ type: 'model', event }), ...checkRepeat(block)];
         }
         case 'message': {
           const message = event.message;
@@ -363,6 +379,27 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       }
     };
 
+    /**
+     * Identical consecutive calls (same name and input, across iterations): from the limit on,
+     * the call is not run; the model gets an error result saying it is repeating itself.
+     */
+    const checkRepeat = (block: ToolUseBlock): IterationOutput[] => {
+      const limit = ctx.repeatedToolCallLimit;
+      if (limit <= 0) return [];
+      const signature = `${block.name}\u0000${JSON.stringify(block.input)}`;
+      const previous = state.repeatedCall;
+      const count = previous && previous.signature === signature ? previous.count + 1 : 1;
+      state = { ...state, repeatedCall: { signature, count } };
+      if (count < limit) return [];
+      const result = errorResult(block.id, repeatedCallText(block.name, count));
+      attempt.refused.set(block.id, result);
+      attempt.results.set(block.id, result);
+      return [
+        ev({ type: 'warning', message: `${block.name} was called ${count} times in a row with the same input; not run again`, code: 'repeated_tool_call' }),
+        ev({ type: 'tool_result', toolUseId: block.id, name: block.name, result, durationMs: 0 }),
+      ];
+    };
+
     const onTool = (event: ToolEvent): IterationOutput[] => {
       switch (event.type) {
         case 'tool_start':
@@ -372,9 +409,17 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         case 'tool_result':
           attempt.results.set(event.toolUseId, event.result);
           return [ev({ type: 'tool_result', toolUseId: event.toolUseId, name: event.name, result: event.result, durationMs: event.durationMs })];
-        case 'tool_batch':
-          attempt.batch = event;
+        case 'tool_batch': {
+          if (attempt.refused.size === 0) {
+            attempt.batch = event;
+            return [];
+          }
+          // Put the refused calls' results back in tool_use order.
+          const byId = new Map(event.results.map((r) => [r.tool_use_id, r] as const));
+          for (const [id, r] of attempt.refused) byId.set(id, r);
+          attempt.batch = { ...event, results: completeResults(attempt.toolUses, byId, ORPHAN_RESULT_TEXT) };
           return [];
+        }
         default:
           return assertNever(event, 'tool event');
       }
@@ -403,6 +448,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
                 tools.length === 0
                   ? EMPTY
                   : shared$.pipe(
+                      filter((e) => !(e.type === 'block' && e.block.type === 'tool_use' && current.refused.has(e.block.id))),
                       ctx.scheduleTools({
                         tools,
                         shared: state.shared,

@@ -139,4 +139,27 @@ describe('recovery bounds', () => {
     expect(r.calls).toBe(1);
     expect(r.terminal.reason).toBe('prompt_too_long');
   });
+
+  it('identical consecutive tool calls: the third is not run, the model is told it repeats itself', async () => {
+    let runs = 0;
+    const counting = defineTool({
+      name: 'echo',
+      description: 'Echoes',
+      inputSchema: z.strictObject({ x: z.string() }),
+      isConcurrencySafe: true,
+      call: (input: { x: string }) => (runs++, input.x),
+    });
+    // Calls 0-3 repeat {x:'a'}; call 4 changes the input (the count starts again); then an answer.
+    const r = await run((n) => (n < 4 ? message([toolUse('echo', { x: 'a' })]) : n === 4 ? message([toolUse('echo', { x: 'b' })]) : message([text('ok')])), {
+      tools: [counting],
+    });
+    expect(r.calls).toBe(6);
+    expect(runs).toBe(3); // a, a, (a refused), (a refused), b
+    const warnings = r.events.filter((e) => e.type === 'warning');
+    expect(warnings).toHaveLength(2);
+    const third = r.requests[3]!.messages.at(-1)!;
+    expect(third).toMatchObject({ role: 'user', content: [{ type: 'tool_result', is_error: true }] });
+    expect(JSON.stringify(third)).toContain('same input');
+    expect(r.terminal.reason).toBe('completed');
+  });
 });

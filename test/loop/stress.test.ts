@@ -22,7 +22,14 @@ describe('agentLoop at scale', () => {
   it('runs 10,000 iterations against a synchronous model without stack growth', async () => {
     const model = syncModel((n) => (n < 9_999 ? message([toolUse('noop', {})]) : message([text('finished')])), { record: false });
     const summary = await lastValueFrom(
-      agentLoop({ model: 'claude-sonnet-4-5', prompt: 'go', tools: [noop], deps: { callModel: model.callModel } }).pipe(
+      agentLoop({
+        model: 'claude-sonnet-4-5',
+        prompt: 'go',
+        tools: [noop],
+        // Every turn repeats the same call on purpose: the repetition guard is not under test.
+        repeatedToolCallLimit: 0,
+        deps: { callModel: model.callModel },
+      }).pipe(
         reduce(
           (acc, e: LoopEvent) => ({ terminals: acc.terminals + (e.type === 'terminal' ? 1 : 0), last: e }),
           { terminals: 0, last: undefined as LoopEvent | undefined },
