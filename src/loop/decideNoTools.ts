@@ -32,8 +32,9 @@ import {
   stopHookBlocking,
   thinkingOnlyNudge,
   tokenBudgetContinuation,
+  type Appended,
 } from './transitions.js';
-import type { LoopState } from './types.js';
+import type { LoopState, UserMessageReason } from './types.js';
 
 /** The assistant message as history keeps it (none when nothing replayable is left). */
 function assistantAdditions(message: AssistantMessage, uuid: string): Addition[] {
@@ -41,12 +42,32 @@ function assistantAdditions(message: AssistantMessage, uuid: string): Addition[]
   return replay ? [assistantAddition(replay, uuid)] : [];
 }
 
+/**
+ * `kept` followed by a user text. When nothing of the reply is replayable the history still ends
+ * with a user message, so the text joins it (roles must alternate; the API refuses two user
+ * messages in a row) instead of becoming a second user message.
+ */
+function followUp(
+  state: LoopState,
+  kept: readonly Addition[],
+  text: string,
+  reason: UserMessageReason,
+  isMeta: boolean,
+  config: DecideConfig,
+): { readonly additions: Addition[]; readonly next: Appended } {
+  if (kept.length === 0 && state.messages[state.messages.length - 1]?.role === 'user') {
+    return { additions: [], next: { messages: appendToLastUser(state.messages, text), lastUuid: state.lastMessageUuid } };
+  }
+  const additions = [...kept, userAddition(userText(text), config.newId(), reason, isMeta)];
+  return { additions, next: appendAll(state, additions) };
+}
+
 export function decideNoTools(state: LoopState, message: AssistantMessage, uuid: string, config: DecideConfig): Decision {
   if (message.stop_reason === 'max_tokens') {
     const kept = assistantAdditions(message, uuid);
     if (state.maxOutputTokensRecoveryCount < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) {
-      const additions = [...kept, userAddition(userText(CONTINUATION_TEXT), config.newId(), 'continuation', true)];
-      return { type: 'continue', state: maxOutputTokensRecovery(state, appendAll(state, additions)), additions, warnings: [] };
+      const { additions, next } = followUp(state, kept, CONTINUATION_TEXT, 'continuation', true, config);
+      return { type: 'continue', state: maxOutputTokensRecovery(state, next), additions, warnings: [] };
     }
     // The withheld condition surfaces only now that every recovery request was spent.
     return terminal('model_error', {
@@ -62,8 +83,8 @@ export function decideNoTools(state: LoopState, message: AssistantMessage, uuid:
     // stop_reason says a tool call follows but no complete tool_use block arrived.
     const kept = assistantAdditions(message, uuid);
     if (state.malformedToolUseRetryCount < MALFORMED_TOOL_USE_RETRY_LIMIT) {
-      const additions = [...kept, userAddition(userText(MALFORMED_TOOL_USE_TEXT), config.newId(), 'malformed_tool_use_correction', true)];
-      return { type: 'continue', state: malformedToolUseRetry(state, appendAll(state, additions)), additions, warnings: [] };
+      const { additions, next } = followUp(state, kept, MALFORMED_TOOL_USE_TEXT, 'malformed_tool_use_correction', true, config);
+      return { type: 'continue', state: malformedToolUseRetry(state, next), additions, warnings: [] };
     }
     return terminal('malformed_tool_use_exhausted', {
       additions: kept,
@@ -107,8 +128,8 @@ export function decideAfterStopHook(
       });
     }
     if (state.turnCount + 1 > config.maxTurns) return terminal('max_turns', { additions: kept, warnings });
-    const additions = [...kept, userAddition(userText(hook.block), config.newId(), 'stop_hook_feedback', false)];
-    return { type: 'continue', state: stopHookBlocking(state, appendAll(state, additions)), additions, warnings };
+    const { additions, next } = followUp(state, kept, hook.block, 'stop_hook_feedback', false, config);
+    return { type: 'continue', state: stopHookBlocking(state, next), additions, warnings };
   }
 
   const budget = config.tokenBudget;
