@@ -1,7 +1,7 @@
 /** `npm start`'s entry: the scripted demo runs the real command and exits 0 when the tests pass. */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { expect, test } from 'vitest';
 import { assertBuilt, ROOT } from './helpers.js';
 
@@ -19,6 +19,8 @@ test('node dist/src/demo/start.js fixes the bundled project and exits 0', async 
     child.on('error', reject);
     child.on('close', (c) => resolve({ code: c, stdout: out }));
   });
+  const workspace = /Workspace: (\S+)/.exec(stdout)?.[1];
+  if (workspace) rmSync(dirname(workspace), { recursive: true, force: true });
   expect(stdout).toContain('SCRIPTED');
   expect(stdout).toMatch(/Workspace: .*rxagent-demo-/);
   expect(stdout).toContain('> Edit');

@@ -4,7 +4,7 @@
  * after; when working on the sources, run `npm run build` first.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +19,17 @@ export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before these tests`);
 }
 
+const sandboxes: string[] = [];
+
+/** Removes every sandbox made so far (call in afterAll). */
+export function removeSandboxes(): void {
+  for (const root of sandboxes.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
 /** A workspace and a HOME of its own (sessions and user settings stay inside). */
 export function makeSandbox(files: Readonly<Record<string, string>> = {}): { cwd: string; home: string } {
   const root = mkdtempSync(join(tmpdir(), 'rxagent-cli-'));
+  sandboxes.push(root);
   const cwd = join(root, 'work');
   const home = join(root, 'home');
   mkdirSync(cwd, { recursive: true });

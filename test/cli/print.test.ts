@@ -6,13 +6,14 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { OutputLine } from '../../src/cli/outputSchemas.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, parseLines, runAgainst, runCli } from './helpers.js';
+import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli } from './helpers.js';
 
 beforeAll(assertBuilt);
+afterAll(removeSandboxes);
 
 const text = (t: string): ScriptedResponse => ({ kind: 'message', blocks: [{ type: 'text', text: t, chunkSize: 4 }] });
 const readThenAnswer: ScriptedResponse[] = [
