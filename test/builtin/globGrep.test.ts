@@ -114,6 +114,13 @@ describe('Grep', () => {
     await expect(grep({ pattern: 'a(b' })).rejects.toThrow(/Invalid regular expression.*JavaScript regex/);
   });
 
+  test('an aborted call stops (Grep and Glob)', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(runTool(grepTool(ws), { pattern: 'needle' }, controller.signal)).rejects.toThrow(/abort/i);
+    await expect(runTool(globTool(ws), { pattern: '**/*' }, controller.signal)).rejects.toThrow(/abort/i);
+  });
+
   test('no matches, paths outside and missing paths', async () => {
     expect(await grep({ pattern: 'zzz' })).toMatch(/No matches/);
     await expect(grep({ pattern: 'x', path: '../outside' })).rejects.toThrow(/outside the workspace/);

@@ -56,6 +56,7 @@ export function globTool(workspace: Workspace, options: { maxResults?: number } 
         const st = await stat(file.path).catch(() => undefined);
         if (st) found.push({ path: file.path, mtimeMs: st.mtimeMs });
       }
+      ctx.signal.throwIfAborted(); // a cut-short walk must not read as "nothing found"
       if (found.length === 0) return `No files match ${input.pattern} in ${base}.`;
       found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
       const shown = found.slice(0, maxResults).map((f) => f.path);

@@ -10,6 +10,8 @@ import { readdirSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+const WALK_SLICE_MS = 10;
+
 export const DEFAULT_SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
 export interface WalkOptions {
@@ -37,8 +39,15 @@ export async function* walkFiles(root: string, options: WalkOptions): AsyncGener
 export async function* walkFileBatches(root: string, options: WalkOptions): AsyncGenerator<WalkedFile[]> {
   const skip = options.skipDirs ?? DEFAULT_SKIPPED_DIRS;
   const stack: Array<{ dir: string; rel: string }> = [{ dir: root, rel: '' }];
+  let sliceStart = performance.now();
   while (stack.length > 0) {
     if (options.signal?.aborted) return;
+    // Listings are synchronous: give the event loop a turn every few ms on a big tree.
+    // This is a yield point, not a delay.
+    if (performance.now() - sliceStart > WALK_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
     const { dir, rel } = stack.pop()!;
     let entries: Dirent[];
     try {
