@@ -1,0 +1,148 @@
+/**
+ * The `Agent` tool: hands a task to a subagent. Foreground, the call lasts as long as the child
+ * and its result is the child's final message; every child event is reported as the call's
+ * progress (wrapped in `SubagentEventData`). Background, the call returns at once with
+ * "launched <id>"; the tree delivers the final message later as a notification.
+ *
+ * The tool is only the model-facing edge: which tools, model, budget and abort a child gets is
+ * decided by the `SubagentLauncher` the agent tree gives it (`agentTree.ts`).
+ */
+import { concat, defer, EMPTY, mergeMap, of, throwError, type Observable } from 'rxjs';
+import { z } from 'zod';
+import { isCancelledTerminal, isErrorTerminal, type LoopEvent, type TerminalEvent, type UsageTotals } from '../loop/types.js';
+import { defineTool } from '../tools/defineTool.js';
+import type { Tool, ToolYield } from '../tools/types.js';
+import type { AgentDefinition } from './definitions.js';
+import type { SubagentEventData } from './events.js';
+import { agentToolDescription, childFailureText, launchedText, NO_FINAL_MESSAGE, usageLine, type ChildSummary } from './texts.js';
+
+export const AGENT_TOOL_NAME = 'Agent';
+
+export const agentInputSchema = z.strictObject({
+  description: z.string().trim().min(1).describe('A short (3-5 word) label for the task, shown to the user'),
+  prompt: z.string().trim().min(1).describe('The complete task for the subagent: it sees nothing else of this conversation'),
+  subagent_type: z.string().trim().min(1).describe('Which kind of subagent to start (one of the types listed in the description)'),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Start it and return at once; its final message is delivered to you later as a message'),
+});
+export type AgentToolInput = z.infer<typeof agentInputSchema>;
+
+export type AgentToolOutput =
+  | {
+      readonly status: 'completed';
+      readonly agentId: string;
+      readonly agentType: string;
+      /** The child's last assistant text. */
+      readonly answer: string;
+      readonly terminalReason: TerminalEvent['reason'];
+      readonly turns: number;
+      readonly usage: UsageTotals;
+      /** The child's subtree cost (itself and its own subagents). */
+      readonly costUsd: number;
+    }
+  | { readonly status: 'launched'; readonly agentId: string; readonly agentType: string; readonly description: string };
+
+/** One started child: its id and its events (cold; completes after its terminal). */
+export interface StartedChild {
+  readonly agentId: string;
+  /** 1 for a child of the top-level loop. */
+  readonly agentDepth: number;
+  /** Its terminal's `costUsd` is the child's subtree cost (itself and its own subagents). */
+  readonly events$: Observable<LoopEvent>;
+}
+
+/** What the agent tree gives its Agent tool. */
+export interface SubagentLauncher {
+  readonly definitions: ReadonlyMap<string, AgentDefinition>;
+  /** Prepares a foreground child (nothing runs until `events$` is subscribed). */
+  foreground(definition: AgentDefinition, input: AgentToolInput, parentToolUseId: string, signal: AbortSignal): StartedChild;
+  /** Starts a background child now; returns its id. */
+  background(definition: AgentDefinition, input: AgentToolInput, parentToolUseId: string): string;
+}
+
+/** A child's end: a successful answer, or a failure text for an error result. */
+export function childOutcome(summary: ChildSummary): { readonly ok: true; readonly output: AgentToolOutput & { status: 'completed' } } | { readonly ok: false; readonly text: string } {
+  const t = summary.terminal;
+  if (isErrorTerminal(t.reason) || isCancelledTerminal(t.reason)) return { ok: false, text: childFailureText(summary) };
+  return {
+    ok: true,
+    output: {
+      status: 'completed',
+      agentId: summary.agentId,
+      agentType: summary.agentType,
+      answer: t.lastAssistantText ?? NO_FINAL_MESSAGE,
+      terminalReason: t.reason,
+      turns: t.turnCount,
+      usage: t.usage,
+      costUsd: summary.costUsd,
+    },
+  };
+}
+
+export function renderAgentOutput(output: AgentToolOutput): string {
+  if (output.status === 'launched') return launchedText(output.agentId, output.agentType, output.description);
+  const line = usageLine({
+    agentId: output.agentId,
+    agentType: output.agentType,
+    costUsd: output.costUsd,
+    terminal: { reason: output.terminalReason, turnCount: output.turns, usage: output.usage } as TerminalEvent,
+  });
+  return `${output.answer}\n\n${line}`;
+}
+
+export function createAgentTool(launcher: SubagentLauncher, name = AGENT_TOOL_NAME): Tool<AgentToolInput, AgentToolOutput> {
+  const known = () => [...launcher.definitions.keys()].map((n) => `\`${n}\``).join(', ');
+  return defineTool<AgentToolInput, AgentToolOutput>({
+    name,
+    description: agentToolDescription(launcher.definitions.values()),
+    inputSchema: agentInputSchema,
+    // Children have their own history and tools: several may run side by side.
+    isConcurrencySafe: true,
+    interruptBehavior: 'cancel',
+    validateInput: (input) =>
+      launcher.definitions.has(input.subagent_type)
+        ? { ok: true }
+        : { ok: false, message: `There is no subagent type \`${input.subagent_type}\`. Use one of: ${known()}.` },
+    renderResult: renderAgentOutput,
+    call: (input, ctx): Observable<ToolYield<AgentToolOutput>> =>
+      defer(() => {
+        const definition = launcher.definitions.get(input.subagent_type)!;
+        if (input.run_in_background) {
+          const agentId = launcher.background(definition, input, ctx.toolUseId);
+          return of<ToolYield<AgentToolOutput>>({
+            type: 'outcome',
+            output: { status: 'launched', agentId, agentType: definition.name, description: input.description },
+          });
+        }
+        const child = launcher.foreground(definition, input, ctx.toolUseId, ctx.signal);
+        const wrap = (event: LoopEvent): SubagentEventData => ({
+          type: 'subagent_event',
+          agentId: child.agentId,
+          agentType: definition.name,
+          agentDepth: child.agentDepth,
+          parentToolUseId: ctx.toolUseId,
+          background: false,
+          event,
+        });
+        let ended = false;
+        return concat(
+          child.events$.pipe(
+            mergeMap((event): Observable<ToolYield<AgentToolOutput>> => {
+              const progress = of<ToolYield<AgentToolOutput>>({ type: 'progress', data: wrap(event) });
+              if (event.type !== 'terminal') return progress;
+              ended = true;
+              const outcome = childOutcome({ agentId: child.agentId, agentType: definition.name, terminal: event, costUsd: event.costUsd });
+              // A failed child is an error result for the parent (runToolCall turns the error into one).
+              return concat(
+                progress,
+                outcome.ok ? of<ToolYield<AgentToolOutput>>({ type: 'outcome', output: outcome.output }) : throwError(() => new Error(outcome.text)),
+              );
+            }),
+          ),
+          defer(() => (ended ? EMPTY : throwError(() => new Error(`subagent ${child.agentId} ended without a result`)))),
+        );
+      }),
+  });
+}
