@@ -114,6 +114,15 @@ describe('Grep', () => {
     await expect(grep({ pattern: 'a(b' })).rejects.toThrow(/Invalid regular expression.*JavaScript regex/);
   });
 
+  test('output is capped with a note, and the search stops once over the cap', async () => {
+    for (let i = 0; i < 40; i++) await put(`many/f${String(i).padStart(2, '0')}.txt`, `${'match this line\n'.repeat(100)}`);
+    const out = await grep({ pattern: 'match', output_mode: 'content', path: 'many' });
+    expect(out.length).toBeLessThan(31_000);
+    expect(out).toMatch(/\[Output cut at 30000 characters\. Narrow the search/);
+    expect(out).toContain('many/f00.txt:1:match this line');
+    expect(out).not.toContain('many/f39.txt');
+  });
+
   test('an aborted call stops (Grep and Glob)', async () => {
     const controller = new AbortController();
     controller.abort();

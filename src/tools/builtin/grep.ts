@@ -65,6 +65,7 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
 
       const results: FileResult[] = [];
       let entriesSoFar = 0;
+      let charsSoFar = 0;
       let stoppedEarly = false;
       const batches = rootStat.isDirectory()
         ? walkFileBatches(root, { skipDirs, allowPath: workspace.contains, signal: ctx.signal })
@@ -83,6 +84,10 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
           if (result.count > 0) {
             results.push(result);
             entriesSoFar += mode === 'content' ? result.entries.length : 1;
+            // Stop once the output is over the cap anyway: a pattern like "." must not
+            // gather every line of the tree in memory only to cut it afterwards.
+            charsSoFar += mode === 'content' ? result.entries.reduce((n, e) => n + e.length + 1, 0) : result.display.length + 8;
+            if (charsSoFar > GREP_MAX_OUTPUT_CHARS) break walk;
           }
           // Most files are scanned synchronously (see scanFile); give other tools and the model's
           // stream a turn every few milliseconds. This is a yield point, not a delay.
