@@ -1,5 +1,5 @@
 /** Fake models for loop tests: scripted messages turned into stream events, no HTTP. */
-import { defer, from, throwError, type Observable } from 'rxjs';
+import { concat, defer, from, throwError, type Observable } from 'rxjs';
 import { scriptedMessageToEvents } from '../../src/testing/encodeScript.js';
 import type { ScriptedBlock, ScriptedMessage } from '../../src/testing/script.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
@@ -22,7 +22,11 @@ export function eventsOf(msg: ScriptedMessage, responseIndex = 0): StreamEvent[]
   return scriptedMessageToEvents(msg, { responseIndex, model: 'claude-sonnet-4-5' }).map((e) => e.event);
 }
 
-export type FakeStep = ScriptedMessage | { readonly kind: 'error'; readonly error: unknown };
+export type FakeStep =
+  | ScriptedMessage
+  | { readonly kind: 'error'; readonly error: unknown }
+  /** The first `events` stream events of `message`, then `error`. */
+  | { readonly kind: 'partial'; readonly message: ScriptedMessage; readonly events: number; readonly error: unknown };
 
 /**
  * A synchronous fake model: the n-th call plays `script(n)`. Records every request.
@@ -40,6 +44,7 @@ export function syncModel(
       if (options.record !== false) requests.push(request);
       const step = script(n, request);
       if (step.kind === 'error') return throwError(() => step.error);
+      if (step.kind === 'partial') return concat(from(eventsOf(step.message, n).slice(0, step.events)), throwError(() => step.error));
       return from(eventsOf(step, n));
     });
   return { callModel, requests, calls: () => count };
