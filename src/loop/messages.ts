@@ -122,3 +122,31 @@ export function appendBlocksToLastUser(messages: readonly MessageParam[], blocks
 export function toolResultsMessage(results: readonly ToolResultBlock[], extra: readonly TextBlock[] = []): UserMessage {
   return { role: 'user', content: [...results, ...extra] };
 }
+
+/**
+ * The history as the API accepts it: user messages in a row (a resumed history that ended with
+ * a user message, then a new prompt) are joined into one, since roles must alternate. Returns
+ * the same array when nothing needs joining, so the usual request costs one scan and no copy.
+ */
+export function joinConsecutiveUsers(messages: readonly MessageParam[]): readonly MessageParam[] {
+  let i = 1;
+  while (i < messages.length && !(messages[i]!.role === 'user' && messages[i - 1]!.role === 'user')) i++;
+  if (i >= messages.length) return messages;
+  const out: MessageParam[] = messages.slice(0, i - 1);
+  let current: MessageParam = messages[i - 1]!;
+  for (let k = i; k < messages.length; k++) {
+    const next = messages[k]!;
+    if (next.role === 'user' && current.role === 'user') {
+      current = { ...current, content: [...blocksOf(current), ...blocksOf(next)] };
+    } else {
+      out.push(current);
+      current = next;
+    }
+  }
+  out.push(current);
+  return out;
+}
+
+function blocksOf(message: MessageParam): Exclude<MessageParam['content'], string> {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}

@@ -44,6 +44,7 @@ import { decideAfterPostToolBatch, decideWithTools } from './decideWithTools.js'
 import { eventOf, type IterationOutput } from './events.js';
 import {
   appendBlocksToLastUser,
+  joinConsecutiveUsers,
   completeResults,
   errorResult,
   repeatedCallText,
@@ -319,7 +320,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     const toolsOf = (model: string, messages: readonly MessageParam[]): MessagesRequest => ({
       ...base,
       model,
-      messages: messages as MessageParam[],
+      // A resumed history may end with a user message before the new prompt: join them.
+      messages: joinConsecutiveUsers(messages) as MessageParam[],
     });
 
     let attempt = newAttempt();
