@@ -1,24 +1,10 @@
 /** What the decide functions return, and the history bookkeeping they share. Pure. */
-import type { AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
+import type { MessageParam } from '../protocol/content.js';
 import type { ToolEvent } from '../tools/types.js';
 import type { Appended } from './transitions.js';
 import type { LoopError, LoopState, TerminalReason, UserMessageReason } from './types.js';
 
 export type ToolBatch = Extract<ToolEvent, { type: 'tool_batch' }>;
-
-/** How one model call (and its tools) went, as collected by `runIteration`. */
-export interface ResponseOutcome {
-  /** The complete assistant message, if the response finished. */
-  readonly message: AssistantMessage | undefined;
-  readonly messageUuid: string | undefined;
-  /** The failure of the model call, if any (after transport retries and fallback). */
-  readonly error: unknown;
-  /** Complete tool_use blocks seen while streaming, in order. */
-  readonly toolUses: readonly ToolUseBlock[];
-  /** Results delivered so far, by tool_use_id. */
-  readonly results: ReadonlyMap<string, ToolResultBlock>;
-  readonly batch: ToolBatch | undefined;
-}
 
 /** A message added to the history by a decision, reported as an event. */
 export interface Addition {

@@ -30,6 +30,8 @@ export function initialState(ctx: RunContext): LoopState {
     usage: ZERO_USAGE,
     costUsd: 0,
     lastAssistantText: undefined,
+    lastUsage: undefined,
+    lastUsageCovers: 0,
   };
 }
 

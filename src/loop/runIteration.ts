@@ -11,7 +11,6 @@ import {
   filter,
   from,
   ignoreElements,
-  map,
   merge,
   mergeMap,
   of,
@@ -58,7 +57,7 @@ import { addUsage, costOf, priceFor } from './pricing.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
 import type { HookDecision } from './seams.js';
 import { nextTurn, reactiveCompactRetry } from './transitions.js';
-import type { LoopState } from './types.js';
+import { isControlledTerminal, type LoopState } from './types.js';
 
 /** Mutable bookkeeping of one model attempt; reset on fallback and on `stream_retry`. */
 interface Attempt {
@@ -169,8 +168,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         return from(out);
       }
       const reason = decision.reason;
-      const controlled = reason === 'completed' || reason === 'max_turns' || reason === 'hook_stopped' || reason === 'stop_hook_prevented' || reason === 'tool_deferred';
-      out.push(...settleCommands(controlled));
+      out.push(...settleCommands(isControlledTerminal(reason)));
       const messages = appendAll(state, decision.additions).messages;
       const terminalEvent = ev({
         type: 'terminal',
@@ -367,6 +365,9 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
             costUsd: state.costUsd + cost,
             turnOutputTokens: state.turnOutputTokens + (message.usage.output_tokens ?? 0),
             lastAssistantText: text !== '' ? text : state.lastAssistantText,
+            lastUsage: message.usage,
+            // The reply will sit right after the messages this request carried.
+            lastUsageCovers: state.messages.length + 1,
           };
           return [ev({ type: 'assistant_message', message, uuid: attempt.messageUuid ?? (attempt.messageUuid = ctx.newId()) })];
         }
@@ -497,8 +498,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           messages: state.messages,
           model: state.model,
           maxOutputTokens: ctx.maxOutputTokens,
-          lastUsage: undefined,
-          messagesSinceUsage: 0,
+          lastUsage: state.lastUsage,
+          messagesSinceUsage: state.lastUsageCovers,
           signal: ctx.signal,
           error: error instanceof Error ? error.message : String(error),
         })
@@ -507,7 +508,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           mergeMap((result) => {
             if (result.type === 'failed') return throwError(() => error);
             const messages = [...result.messages];
-            const next = reactiveCompactRetry(state, { messages, lastUuid: undefined });
+            const next = { ...reactiveCompactRetry(state, { messages, lastUuid: undefined }), lastUsage: undefined, lastUsageCovers: 0 };
             ctx.pendingTranscript.push({
               type: 'compact_boundary',
               chainId: state.chainId,
@@ -565,8 +566,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         messages: state.messages,
         model: state.model,
         maxOutputTokens: ctx.maxOutputTokens,
-        lastUsage: undefined,
-        messagesSinceUsage: 0,
+        lastUsage: state.lastUsage,
+        messagesSinceUsage: state.lastUsageCovers,
         signal: ctx.signal,
       })
       .pipe(
@@ -577,7 +578,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
               return modelPhase(decision.messages);
             case 'compacted': {
               const messages = [...decision.messages];
-              state = { ...state, messages, lastMessageUuid: undefined };
+              state = { ...state, messages, lastMessageUuid: undefined, lastUsage: undefined, lastUsageCovers: 0 };
               ctx.pendingTranscript.push({
                 type: 'compact_boundary',
                 chainId: state.chainId,
@@ -597,6 +598,6 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           }
         }),
       );
-    return concat(of(start), flushTranscript(), governed$).pipe(map((x) => x));
+    return concat(of(start), flushTranscript(), governed$);
   });
 }

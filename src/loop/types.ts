@@ -13,6 +13,7 @@ import type {
   AssistantMessage,
   MessageParam,
   ToolResultBlock,
+  Usage,
 } from '../protocol/content.js';
 import type { AssemblyEvent } from '../assembly/types.js';
 import type { ApiRetryEvent, DebugEvent, StreamRetryEvent } from '../transport/types.js';
@@ -253,4 +254,8 @@ export interface LoopState {
   readonly usage: UsageTotals;
   readonly costUsd: number;
   readonly lastAssistantText: string | undefined;
+  /** Usage the API reported for the last response (the exact part of the context count)... */
+  readonly lastUsage: Usage | undefined;
+  /** ...which covers `messages[0 .. lastUsageCovers)`: the request plus the reply. */
+  readonly lastUsageCovers: number;
 }

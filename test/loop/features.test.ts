@@ -141,6 +141,23 @@ describe('governor and aborts', () => {
     expect(r.events.filter((e) => e.type === 'compact_boundary')).toMatchObject([{ trigger: 'auto', preTokens: 500, postTokens: 50 }]);
   });
 
+  it('the governor gets the last reported usage and how many messages it covers', async () => {
+    const inputs: { usage: unknown; since: number; length: number }[] = [];
+    const governor: ContextGovernor = {
+      beforeCall: (input) => {
+        inputs.push({ usage: input.lastUsage, since: input.messagesSinceUsage, length: input.messages.length });
+        return of({ type: 'ok', messages: input.messages });
+      },
+      reactiveCompact: () => of({ type: 'failed', message: 'no' }),
+    };
+    const usage = { input_tokens: 123, output_tokens: 45 };
+    await run((n) => (n === 0 ? message([toolUse('echo', { x: 'a' })], { usage }) : message([text('done')])), { contextGovernor: governor });
+    expect(inputs).toEqual([
+      { usage: undefined, since: 0, length: 1 },
+      { usage: expect.objectContaining(usage), since: 2, length: 3 },
+    ]);
+  });
+
   it('an already aborted signal ends aborted_streaming without a request', async () => {
     const controller = new AbortController();
     controller.abort();
