@@ -303,3 +303,25 @@ export { createTranscriptSink, toSessionRecords } from './session/transcriptSink
 export type { RecordContext, SessionTranscriptSink, TranscriptSinkOptions } from './session/transcriptSink.js';
 export { createAgentRun } from './loop/createAgentRun.js';
 export type { AgentRun, SubmitHandle, SubmitOptions } from './loop/createAgentRun.js';
+
+/* Subagents */
+export { agentLoopWithSubagents, DEFAULT_MAX_AGENT_DEPTH } from './agents/agentTree.js';
+export type { AgentTreeOptions, SubagentInfo, SubagentOptions } from './agents/agentTree.js';
+export { AGENT_TOOL_NAME, agentInputSchema, createAgentTool, renderAgentOutput } from './agents/agentTool.js';
+export type { AgentToolInput, AgentToolOutput, StartedChild, SubagentLauncher } from './agents/agentTool.js';
+export {
+  AgentDefinitionError,
+  defineAgent,
+  GENERAL_PURPOSE_AGENT,
+  loadAgentDirectory,
+  mergeAgentDefinitions,
+  parseAgentMarkdown,
+  parseAgentsJson,
+} from './agents/definitions.js';
+export type { AgentDefinition } from './agents/definitions.js';
+export { parseFrontMatter, FrontMatterSyntaxError } from './agents/frontMatter.js';
+export type { FrontMatterValue, ParsedFrontMatter } from './agents/frontMatter.js';
+export { isSubagentEventData, subagentEventOf } from './agents/events.js';
+export type { SubagentEventData } from './agents/events.js';
+export { createTreeBudget } from './agents/treeBudget.js';
+export type { TreeBudget } from './agents/treeBudget.js';

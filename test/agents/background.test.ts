@@ -6,7 +6,7 @@ import type { ScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { message, text, toolUse } from '../loop/helpers.js';
-import { hasToolResult, lastUserText, PARENT_SYSTEM, runTree, sleepTool, systemOf } from './helpers.js';
+import { lastUserText, PARENT_SYSTEM, runTree, sleepTool, systemOf } from './helpers.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
