@@ -39,7 +39,7 @@ import type { LoopState, UserMessageReason } from './types.js';
 /** The assistant message as history keeps it (none when nothing replayable is left). */
 function assistantAdditions(message: AssistantMessage, uuid: string): Addition[] {
   const replay = replayable(message);
-  return replay ? [assistantAddition(replay, uuid)] : [];
+  return replay ? [assistantAddition(replay, uuid, message)] : [];
 }
 
 /**

@@ -22,7 +22,7 @@ export function batchAdditions(
   // A message with tool_use blocks always stays replayable (its last block is never thinking).
   const replay = replayable(message) ?? { role: 'assistant' as const, content: message.content };
   return [
-    assistantAddition(replay, uuid),
+    assistantAddition(replay, uuid, message),
     userAddition(toolResultsMessage(results, queued), newId(), queued.length > 0 ? 'queued_input' : 'tool_results', false),
   ];
 }

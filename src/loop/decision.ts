@@ -1,5 +1,5 @@
 /** What the decide functions return, and the history bookkeeping they share. Pure. */
-import type { MessageParam } from '../protocol/content.js';
+import type { AssistantMessage, MessageParam } from '../protocol/content.js';
 import type { ToolEvent } from '../tools/types.js';
 import type { Appended } from './transitions.js';
 import type { LoopError, LoopState, TerminalReason, UserMessageReason } from './types.js';
@@ -13,6 +13,8 @@ export interface Addition {
   /** For user messages. */
   readonly reason: UserMessageReason | undefined;
   readonly isMeta: boolean;
+  /** For assistant messages: the response they come from (id, model, usage) for transcripts. */
+  readonly source?: AssistantMessage;
 }
 
 export type Decision =
@@ -60,8 +62,8 @@ export function appendAll(state: LoopState, additions: readonly Addition[]): App
   };
 }
 
-export function assistantAddition(message: MessageParam, uuid: string): Addition {
-  return { message, uuid, reason: undefined, isMeta: false };
+export function assistantAddition(message: MessageParam, uuid: string, source: AssistantMessage): Addition {
+  return { message, uuid, reason: undefined, isMeta: false, source };
 }
 
 export function userAddition(message: MessageParam, uuid: string, reason: UserMessageReason, isMeta: boolean): Addition {

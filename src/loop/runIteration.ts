@@ -47,6 +47,7 @@ import {
   completeResults,
   errorResult,
   repeatedCallText,
+  replayable,
   INTERRUPTED_RESULT_TEXT,
   ORPHAN_RESULT_TEXT,
   stripThinking,
@@ -116,7 +117,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         const base = { chainId: state.chainId, depth: state.depth, timestamp, uuid: a.uuid, parentUuid };
         ctx.pendingTranscript.push(
           a.message.role === 'assistant'
-            ? { ...base, type: 'assistant', message: a.message as unknown as AssistantMessage }
+            ? { ...base, type: 'assistant', message: a.source ? { ...a.source, content: a.message.content as AssistantMessage['content'] } : (a.message as unknown as AssistantMessage) }
             : { ...base, type: 'user', message: a.message, reason: a.reason ?? 'prompt', isMeta: a.isMeta },
         );
         parentUuid = a.uuid;
@@ -186,16 +187,24 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
 
     /** The partial (or complete) assistant message plus results for every tool_use, real or synthetic. */
     const orphanAdditions = (attempt: Attempt, missingText: string): Addition[] => {
-      const content = attempt.message ? attempt.message.content : attempt.blocks;
-      if (content.length === 0) return [];
-      const additions: Addition[] = [assistantAddition({ role: 'assistant', content }, attempt.messageUuid ?? ctx.newId())];
+      const source: AssistantMessage = attempt.message ?? {
+        id: attempt.messageUuid ?? 'partial',
+        type: 'message',
+        role: 'assistant',
+        model: state.model,
+        content: attempt.blocks,
+        stop_reason: null,
+        usage: {},
+      };
+      // Replayable: no empty text, no trailing thinking (a message with tool calls keeps them).
+      const replay = replayable(source);
+      if (!replay) return [];
+      const additions: Addition[] = [assistantAddition(replay, attempt.messageUuid ?? ctx.newId(), source)];
       if (attempt.toolUses.length > 0) {
         const have = new Map(attempt.results);
         for (const r of attempt.batch?.results ?? []) have.set(r.tool_use_id, r);
         const results = completeResults(attempt.toolUses, have, missingText);
         additions.push(userAddition(toolResultsMessage(results), ctx.newId(), 'orphan_results', false));
-      } else if (content[content.length - 1]?.type === 'thinking' || content[content.length - 1]?.type === 'redacted_thinking') {
-        return [];
       }
       return additions;
     };
