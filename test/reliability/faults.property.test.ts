@@ -10,9 +10,10 @@
  *   than before.
  * Seeded and shrinkable: `RXAGENT_FC_SEED` replays, `RXAGENT_FC_RUNS` scales (default 300).
  */
+import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { defer, finalize, type Observable, type Subscription } from 'rxjs';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { AgentLoopHooks } from '../../src/loop/options.js';
@@ -103,6 +104,20 @@ const tools: Tool[] = [
       }),
   }),
   defineTool({
+    name: 'spawns',
+    description: 'Runs a child process that outlives its timeout unless the signal kills it',
+    inputSchema: input,
+    isConcurrencySafe: true,
+    interruptBehavior: 'cancel',
+    timeoutMs: 30,
+    call: (_i, { signal }) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn('sleep', ['5'], { signal, stdio: 'ignore' });
+        child.on('error', reject);
+        child.on('exit', (code) => resolve(`exited ${code}`));
+      }),
+  }),
+  defineTool({
     name: 'ignores_abort',
     description: 'Answers late and ignores its signal',
     inputSchema: input,
@@ -168,6 +183,8 @@ afterAll(() => {
 let dir: string;
 let cleanup: () => Promise<void>;
 let runNumber = 0;
+/** How runs ended, to check the generator reaches the many endings (not only `completed`). */
+const reasonsSeen = new Map<string, number>();
 beforeAll(async () => ({ dir, cleanup } = await makeTempDir('rxagent-faults-')));
 afterAll(async () => cleanup());
 
@@ -254,6 +271,8 @@ async function runScenario(s: Scenario): Promise<void> {
 
     // 1. Exactly one terminal, last, and the stream completed (unless unsubscribed first).
     const terminals = outcome.events.filter((e): e is TerminalEvent => e.type === 'terminal');
+    const reason = outcome.unsubscribed ? 'unsubscribed' : (terminals[0]?.reason ?? 'none');
+    reasonsSeen.set(reason, (reasonsSeen.get(reason) ?? 0) + 1);
     if (outcome.error !== undefined) problems.push(`the loop errored instead of a terminal: ${String(outcome.error)}`);
     if (!outcome.unsubscribed) {
       if (terminals.length !== 1) problems.push(`${terminals.length} terminals`);
@@ -322,5 +341,10 @@ async function runScenario(s: Scenario): Promise<void> {
 describe('agentLoop under random faults (real HTTP, scripted server)', () => {
   it('always ends with one terminal, sends only valid requests, resumes validly and leaks nothing', async () => {
     await fc.assert(fc.asyncProperty(scenarioArb, (s) => runScenario(s)), fcParams(300));
+    console.info('terminal reasons over the runs:', Object.fromEntries([...reasonsSeen].sort((a, b) => b[1] - a[1])));
+    // A generator that drifted into one kind of ending would make every check above cheap.
+    for (const reason of ['completed', 'api_error', 'aborted_streaming', 'unsubscribed', 'max_turns']) {
+      expect(reasonsSeen.get(reason) ?? 0, reason).toBeGreaterThan(0);
+    }
   }, 600_000);
 });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { encodeSSE, scriptedMessageToEvents } from '../../src/testing/encodeScript.js';
 import type { ScriptedBlock, ScriptedResponse } from '../../src/testing/script.js';
 
-export const TOOL_NAMES = ['fast_safe', 'slow_safe', 'unsafe_write', 'throws', 'hangs', 'ignores_abort'] as const;
+export const TOOL_NAMES = ['fast_safe', 'slow_safe', 'unsafe_write', 'throws', 'hangs', 'ignores_abort', 'spawns'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number] | 'no_such_tool';
 
 export type BlockSpec =
