@@ -37,8 +37,8 @@ import {
   Subject,
   take,
   takeUntil,
-  tap,
   catchError,
+  concat,
 } from 'rxjs';
 import { ConfigurationError } from '../errors.js';
 import { loopOf } from '../loop/agentLoop.js';
@@ -284,12 +284,20 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
       });
       background$.next(
         child.events$.pipe(
-          tap((event) => {
-            if (event.type !== 'terminal') return;
-            const outcome = childOutcome({ agentId: child.agentId, agentType: definition.name, terminal: event, costUsd: event.costUsd });
-            settle(outcome.ok, outcome.ok ? renderAgentOutput(outcome.output) : outcome.text);
+          mergeMap((event) => {
+            const progress = of(progressOf(wrap(event)));
+            if (event.type !== 'terminal') return progress;
+            // The child's terminal is reported first, then its notification is queued (which may
+            // start the parent's next phase synchronously).
+            return concat(
+              progress,
+              defer(() => {
+                const outcome = childOutcome({ agentId: child.agentId, agentType: definition.name, terminal: event, costUsd: event.costUsd });
+                settle(outcome.ok, outcome.ok ? renderAgentOutput(outcome.output) : outcome.text);
+                return EMPTY;
+              }),
+            );
           }),
-          map((event) => progressOf(wrap(event))),
           // A child that cannot even start is a failure notification, never the tree's error.
           catchError((error: unknown) => {
             settle(false, `subagent ${child.agentId} (${definition.name}) could not run: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,0 +1,144 @@
+/**
+ * Notification timing of background subagents in virtual time: fake models are `cold()` streams
+ * chosen by system prompt (parent vs each child), tools are timers. Letters (only these kept):
+ * i parent iteration_start, r parent tool_result, c a child's terminal (as the parent's
+ * tool_progress), n a user message carrying a notification, T the tree's terminal.
+ */
+import { describe, expect, it } from 'vitest';
+import { filter, map, tap, timer, type Observable } from 'rxjs';
+import { z } from 'zod';
+import { agentLoopWithSubagents, type AgentTreeOptions } from '../src/agents/agentTree.js';
+import { defineAgent } from '../src/agents/definitions.js';
+import { subagentEventOf } from '../src/agents/events.js';
+import type { CallModel } from '../src/loop/options.js';
+import type { LoopEvent } from '../src/loop/types.js';
+import type { MessagesRequest } from '../src/protocol/request.js';
+import type { TransportOutput } from '../src/transport/types.js';
+import { defineTool } from '../src/tools/defineTool.js';
+import { eventsOf, message, text, toolUse } from '../test/loop/helpers.js';
+import { burstMarble, type ColdFactory } from './helpers/fakeModel.js';
+import { createTestScheduler } from './helpers/testScheduler.js';
+
+const fast = defineAgent({ name: 'fast', description: 'quick', prompt: 'FAST' });
+const slow = defineAgent({ name: 'slow', description: 'slow', prompt: 'SLOW' });
+const bg = (id: string, type: string) =>
+  toolUse('Agent', { description: `${type} job`, prompt: `do ${type}`, subagent_type: type, run_in_background: true }, id);
+
+const waitTool = (frames: number) =>
+  defineTool({
+    name: 'wait',
+    description: 'waits',
+    inputSchema: z.strictObject({}),
+    isConcurrencySafe: true,
+    call: () => timer(frames).pipe(map(() => ({ type: 'outcome' as const, output: 'waited' }))),
+  });
+
+const userText = (e: LoopEvent): string =>
+  e.type === 'user_message' && Array.isArray(e.message.content)
+    ? e.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    : '';
+
+function letterOf(e: LoopEvent): string | undefined {
+  const sub = subagentEventOf(e);
+  if (sub) return sub.event.type === 'terminal' ? 'c' : undefined;
+  if (e.type === 'iteration_start') return 'i';
+  if (e.type === 'tool_result') return 'r';
+  if (e.type === 'user_message' && userText(e).includes('Background subagent')) return 'n';
+  if (e.type === 'terminal') return 'T';
+  return undefined;
+}
+const letters = (events$: Observable<LoopEvent>) =>
+  events$.pipe(
+    map(letterOf),
+    filter((l): l is string => l !== undefined),
+  );
+const L = { i: 'i', r: 'r', c: 'c', n: 'n', T: 'T' };
+
+/** A fake model: `parent(n)` plays the parent's n-th response; children answer after `childDelay[system]` frames. */
+function fakeModel(
+  cold: ColdFactory,
+  parent: (n: number) => ReturnType<typeof message>,
+  childDelay: Readonly<Record<string, number>>,
+): { callModel: CallModel; requests: MessagesRequest[] } {
+  const requests: MessagesRequest[] = [];
+  let parentCalls = 0;
+  const callModel: CallModel = (request) => {
+    requests.push(request);
+    const system = typeof request.system === 'string' ? request.system : '';
+    const delay = childDelay[system];
+    const msg = delay !== undefined ? message([text(`${system} answer`)]) : parent(parentCalls++);
+    const { marble, values } = burstMarble(eventsOf(msg), delay ?? 0);
+    return cold<TransportOutput>(marble, values);
+  };
+  return { callModel, requests };
+}
+
+const tree = (callModel: CallModel, extra: Partial<AgentTreeOptions> = {}) =>
+  agentLoopWithSubagents({
+    model: 'claude-sonnet-4-5',
+    system: 'PARENT',
+    prompt: 'go',
+    agents: { definitions: [fast, slow] },
+    ...extra,
+    deps: { callModel },
+  });
+
+describe('background subagent notifications (virtual time)', () => {
+  it('a notification that arrives during a tool round is absorbed at the next iteration boundary, with the results', () => {
+    const requests: MessagesRequest[] = [];
+    createTestScheduler().run(({ cold, expectObservable }) => {
+      const model = fakeModel(
+        cold,
+        (n) => (n === 0 ? message([bg('t1', 'fast'), toolUse('wait', {}, 't2')]) : message([text('done')])),
+        { FAST: 4 },
+      );
+      const callModel: CallModel = (request, options) => {
+        requests.push(request);
+        return model.callModel(request, options);
+      };
+      // Launched result at 0, child ends at 4, the wait tool at 10: the notification rides with it.
+      expectObservable(letters(tree(callModel, { tools: [waitTool(10)] }))).toBe('(ir)c 5ms (rniT|)', L);
+    });
+    expect(requests.map((r) => r.system)).toEqual(['PARENT', 'FAST', 'PARENT']);
+  });
+
+  it('the parent that ends its turn while a child runs waits, then continues with the notification', () => {
+    createTestScheduler().run(({ cold, expectObservable }) => {
+      const { callModel } = fakeModel(
+        cold,
+        (n) => (n === 0 ? message([bg('t1', 'slow')]) : message([text(`reply ${n}`)])),
+        { SLOW: 20 },
+      );
+      expectObservable(letters(tree(callModel))).toBe('(iri) 15ms (cniT|)', L);
+    });
+  });
+
+  it('two children: notifications in completion order, each starting the next parent iteration when it arrives', () => {
+    const seen: string[] = [];
+    createTestScheduler().run(({ cold, expectObservable }) => {
+      const { callModel } = fakeModel(
+        cold,
+        (n) => (n === 0 ? message([bg('t1', 'slow'), bg('t2', 'fast')]) : message([text(`reply ${n}`)])),
+        { SLOW: 30, FAST: 10 },
+      );
+      const tree$ = tree(callModel).pipe(tap((e) => letterOf(e) === 'n' && seen.push(userText(e))));
+      expectObservable(letters(tree$)).toBe('(irri) 4ms (cni) 15ms (cniT|)', L);
+    });
+    expect(seen.map((t) => /\((\w+): /.exec(t)?.[1])).toEqual(['fast', 'slow']);
+  });
+
+  it('with waitForBackground false the tree ends at once and the child is cut (no late events)', () => {
+    createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const child = cold<TransportOutput>('20ms (a|)', { a: eventsOf(message([text('late')]))[0]! });
+      let parentCalls = 0;
+      const callModel: CallModel = (request) => {
+        if (request.system !== 'PARENT') return child;
+        const msg = parentCalls++ === 0 ? message([bg('t1', 'slow')]) : message([text('bye')]);
+        const { marble, values } = burstMarble(eventsOf(msg));
+        return cold<TransportOutput>(marble, values);
+      };
+      expectObservable(letters(tree(callModel, { agents: { definitions: [slow], waitForBackground: false } }))).toBe('(iriT|)', L);
+      expectSubscriptions(child.subscriptions).toBe('(^!)');
+    });
+  });
+});
