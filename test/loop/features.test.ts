@@ -7,6 +7,7 @@ import type { AgentLoopOptions } from '../../src/loop/options.js';
 import type { ContextGovernor, TranscriptRecord } from '../../src/loop/seams.js';
 import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
 import { ApiError } from '../../src/errors.js';
+import { createCostBudget } from '../../src/loop/pricing.js';
 import { defineTool } from '../../src/tools/defineTool.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
@@ -122,6 +123,19 @@ describe('token budget (SPEC §8)', () => {
   it('subagents never continue on budget', async () => {
     const r = await run(() => message([text('w')], { usage: { input_tokens: 10, output_tokens: 100 } }), { tokenBudget: 1_000_000, isSubagent: true });
     expect(r.requests).toHaveLength(1);
+  });
+});
+
+describe('cost budget', () => {
+  it('one budget object shared by two loops: the second starts over the cap and sends nothing', async () => {
+    const budget = createCostBudget(0.4);
+    const usage = { input_tokens: 100_000, output_tokens: 10_000 }; // $0.45 at Sonnet prices
+    const first = await run(() => message([text('spent')], { usage }), { budget });
+    expect(first.terminal.reason).toBe('completed');
+    expect(first.terminal.costUsd).toBeCloseTo(0.45, 6);
+    const second = await run(() => message([text('never')]), { budget });
+    expect(second.terminal.reason).toBe('budget_exhausted');
+    expect(second.requests).toHaveLength(0);
   });
 });
 
