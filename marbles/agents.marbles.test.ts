@@ -5,7 +5,7 @@
  * tool_progress), n a user message carrying a notification, T the tree's terminal.
  */
 import { describe, expect, it } from 'vitest';
-import { filter, map, tap, timer, type Observable } from 'rxjs';
+import { filter, map, take, tap, timer, type Observable } from 'rxjs';
 import { z } from 'zod';
 import { agentLoopWithSubagents, type AgentTreeOptions } from '../src/agents/agentTree.js';
 import { defineAgent } from '../src/agents/definitions.js';
@@ -139,6 +139,53 @@ describe('background subagent notifications (virtual time)', () => {
       };
       expectObservable(letters(tree(callModel, { agents: { definitions: [slow], waitForBackground: false } }))).toBe('(iriT|)', L);
       expectSubscriptions(child.subscriptions).toBe('(^!)');
+    });
+  });
+  it('aborting while the parent waits ends the tree with aborted_tools and cuts the child in the same frame', () => {
+    createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const child = cold<TransportOutput>('50ms (a|)', { a: eventsOf(message([text('late')]))[0]! });
+      let parentCalls = 0;
+      const callModel: CallModel = (request) => {
+        if (request.system !== 'PARENT') return child;
+        const msg = parentCalls++ === 0 ? message([bg('t1', 'slow')]) : message([text('waiting')]);
+        const { marble, values } = burstMarble(eventsOf(msg));
+        return cold<TransportOutput>(marble, values);
+      };
+      const controller = new AbortController();
+      timer(7).subscribe(() => controller.abort());
+      const tree$ = tree(callModel, { agents: { definitions: [slow] }, signal: controller.signal });
+      expectObservable(tree$.pipe(filter((e) => e.type === 'terminal'), map((e) => (e.type === 'terminal' ? e.reason : '')))).toBe('7ms (a|)', { a: 'aborted_tools' });
+      expectSubscriptions(child.subscriptions).toBe('^ 6ms !');
+    });
+  });
+
+  it('is cold: each subscription runs its own tree; unsubscribing cuts background children', () => {
+    createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const child = cold<TransportOutput>('50ms (a|)', { a: eventsOf(message([text('late')]))[0]! });
+      const parentStreams: string[] = [];
+      const callModel: CallModel = (request) => {
+        if (request.system !== 'PARENT') return child;
+        // Each subscription's first parent call launches; later ones answer.
+        const launches = !request.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
+        parentStreams.push(launches ? 'launch' : 'answer');
+        const msg = launches ? message([bg('t1', 'slow')]) : message([text('waiting')]);
+        const { marble, values } = burstMarble(eventsOf(msg));
+        return cold<TransportOutput>(marble, values);
+      };
+      const tree$ = tree(callModel, { agents: { definitions: [slow] } });
+      expectObservable(letters(tree$), '^ 9ms !').toBe('(iri)', L);
+      expectObservable(letters(tree$), '^ 19ms !').toBe('(iri)', L);
+      expectSubscriptions(child.subscriptions).toBe(['^ 9ms !', '^ 19ms !']);
+    });
+  });
+  it('take(n) unsubscribes synchronously: the model call is cut in the frame of its first event', () => {
+    createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const first = burstMarble(eventsOf(message([bg('t1', 'slow')])), 5);
+      const model = cold<TransportOutput>(first.marble, first.values);
+      const tree$ = tree(() => model, { agents: { definitions: [slow] } });
+      // Events: the prompt's user_message, iteration_start, then the first model event at frame 5.
+      expectObservable(letters(tree$.pipe(take(3)))).toBe('i 4ms |', L);
+      expectSubscriptions(model.subscriptions).toBe('^ 4ms !');
     });
   });
 });

@@ -379,7 +379,8 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
           return race(ready$, aborted$(controller.signal).pipe(map(() => 'aborted' as const))).pipe(
             take(1),
             mergeMap((why) => {
-              if (why === 'aborted') return of(finalTerminal(event, next, 'aborted_tools'));
+              // A child cut by the same abort may have delivered first: the abort still wins.
+              if (why === 'aborted' || controller.signal.aborted) return of(finalTerminal(event, next, 'aborted_tools'));
               const notices = undelivered.splice(0);
               const prompt: MessageParam = { role: 'user', content: notices.map((n) => ({ type: 'text' as const, text: n.text })) };
               return runPhase({ messages: event.messages ?? [], prompt }, next, false);
