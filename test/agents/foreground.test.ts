@@ -78,4 +78,41 @@ describe('foreground subagent', () => {
     expect(server.requests).toHaveLength(2);
     expect(lastUserText(server.requests[1]!.body!)).toContain('There is no subagent type `nobody`. Use one of: `general-purpose`.');
   });
+
+  it("tags the child's model calls with querySource agent:<name> and writes its records to its own transcript sink", async () => {
+    const { startScriptedServer } = await import('../../src/testing/scriptedServer.js');
+    const { createMessagesClient } = await import('../../src/transport/createMessagesClient.js');
+    const { lastValueFrom, toArray } = await import('rxjs');
+    const { agentLoopWithSubagents } = await import('../../src/agents/agentTree.js');
+    const script = (request: MessagesRequest): ScriptedResponse => {
+      if (systemOf(request) === GENERAL_PURPOSE_AGENT.prompt) return message([text('child says hi')]);
+      return hasToolResult(request) ? message([text('ok')]) : message([agentCall('toolu_q', 'general-purpose')]);
+    };
+    server = await startScriptedServer({ script });
+    const real = createMessagesClient({ baseURL: server.baseURL, apiKey: 'k', maxRetries: 0 });
+    const sources: (string | undefined)[] = [];
+    const client = { stream: (...args: Parameters<typeof real.stream>) => (sources.push(args[1]?.querySource), real.stream(...args)) };
+    const childRecords: string[] = [];
+    try {
+      await lastValueFrom(
+        agentLoopWithSubagents({
+          model: 'claude-sonnet-4-5',
+          system: PARENT_SYSTEM,
+          prompt: 'go',
+          client,
+          agents: {
+            transcriptFor: (child) => ({
+              append: async (records) => {
+                for (const r of records) childRecords.push(`${child.agentType}:${r.type}`);
+              },
+            }),
+          },
+        }).pipe(toArray()),
+      );
+    } finally {
+      await real.close();
+    }
+    expect(sources).toEqual([undefined, 'agent:general-purpose', undefined]);
+    expect(childRecords).toEqual(['general-purpose:user', 'general-purpose:assistant']);
+  });
 });
