@@ -17,6 +17,7 @@
  * - The `x-api-key` and `authorization` headers are recorded as non-enumerable properties: they can
  *   be read (`headers['x-api-key']`) but are left out when a record is printed, diffed or serialized.
  */
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MessagesRequest } from '../protocol/request.js';
@@ -76,6 +77,8 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const { script, validate = true, onRequest } = options;
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
+  // One listener per open response: hundreds at once is normal under load, not a leak.
+  setMaxListeners(0, closing.signal);
   const timers = new Set<NodeJS.Timeout>();
   const listeners = new Set<() => void>();
   let played = 0;
