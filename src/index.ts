@@ -325,3 +325,6 @@ export { isSubagentEventData, subagentEventOf } from './agents/events.js';
 export type { SubagentEventData } from './agents/events.js';
 export { createTreeBudget } from './agents/treeBudget.js';
 export type { TreeBudget } from './agents/treeBudget.js';
+
+/* Interop */
+export { toAsyncIterable } from './util/toAsyncIterable.js';
