@@ -3,7 +3,8 @@
  * the model client, the built-in tools over the workspace, the permission policy (modes, rules
  * from the command line and settings files), hooks from settings, the session (new, resumed,
  * continued or forked) with its transcript sink, the context governor and the system prompt.
- * `loopOptions` then gives the `agentLoop` options of one user turn.
+ * `loopOptions` then gives the options of one user turn for `agentLoopWithSubagents` (the loop
+ * plus the `Agent` tool, unless `--tools` leaves it out).
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,7 +12,8 @@ import { ConfigurationError } from '../errors.js';
 import { createContextGovernor } from '../context/createContextGovernor.js';
 import { createHookRunners } from '../hooks/createHookRunners.js';
 import { loadSettings } from '../hooks/settings.js';
-import type { AgentLoopOptions } from '../loop/options.js';
+import { AGENT_TOOL_NAME } from '../agents/agentTool.js';
+import type { AgentTreeOptions, SubagentOptions } from '../agents/agentTree.js';
 import { createPermissionPolicy, type PermissionAnswer, type PermissionRequest } from '../permissions/createPermissionPolicy.js';
 import type { MessageParam } from '../protocol/content.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
@@ -25,6 +27,7 @@ import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } f
 import { UsageError, type CliOptions } from './args.js';
 import type { PermissionDenial } from './output/resultLine.js';
 import { composeSystemPrompt } from './systemPrompt.js';
+import { childPermissionMode, createChildTranscripts, loadCliAgentDefinitions } from './subagents.js';
 import { packageVersion } from './version.js';
 
 export interface RunEnvironment {
@@ -44,24 +47,28 @@ export interface PreparedRun {
   readonly cwd: string;
   readonly model: string;
   readonly tools: readonly Tool[];
+  /** Every tool name the model is offered (the built-ins, then `Agent` when subagents are on). */
+  readonly toolNames: readonly string[];
   readonly permissionMode: string;
   readonly apiKeySource: string;
   readonly transcriptPath: string;
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
-  /** `agentLoop` options for one user turn. */
-  loopOptions(prompt: string, signal: AbortSignal): AgentLoopOptions;
+  /** `agentLoopWithSubagents` options for one user turn. */
+  loopOptions(prompt: string, signal: AbortSignal): AgentTreeOptions;
   /** Releases the session lock and the client's sockets. */
   close(): Promise<void>;
 }
 
-export function resolveToolNames(wanted: readonly string[] | undefined): BuiltinToolName[] {
-  if (wanted === undefined) return [...BUILTIN_TOOL_NAMES];
-  const unknown = wanted.filter((name) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(name));
+/** The built-ins `--tools` asks for, and whether it keeps the `Agent` tool (all of them when absent). */
+export function resolveToolNames(wanted: readonly string[] | undefined): { builtins: BuiltinToolName[]; agent: boolean } {
+  if (wanted === undefined) return { builtins: [...BUILTIN_TOOL_NAMES], agent: true };
+  const known: readonly string[] = [...BUILTIN_TOOL_NAMES, AGENT_TOOL_NAME];
+  const unknown = wanted.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    throw new UsageError(`--tools: unknown tool ${unknown.join(', ')} (built-ins: ${BUILTIN_TOOL_NAMES.join(', ')})`);
+    throw new UsageError(`--tools: unknown tool ${unknown.join(', ')} (known: ${known.join(', ')})`);
   }
-  return wanted as BuiltinToolName[];
+  return { builtins: wanted.filter((n): n is BuiltinToolName => n !== AGENT_TOOL_NAME), agent: wanted.includes(AGENT_TOOL_NAME) };
 }
 
 function maxRetriesFrom(value: string | undefined): number | undefined {
@@ -92,7 +99,7 @@ async function openSession(
 }
 
 export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Promise<PreparedRun> {
-  const toolNames = resolveToolNames(options.tools);
+  const { builtins: toolNames, agent: agentToolOn } = resolveToolNames(options.tools);
   const env = runEnv.env;
   const apiKey = env['ANTHROPIC_API_KEY'];
   if (apiKey === undefined || apiKey === '') {
@@ -104,6 +111,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   const cwd = resolve(runEnv.cwd);
   const settings = await loadSettings({ cwd, homeDir: runEnv.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
   settings.warnings.forEach(runEnv.onWarning);
+  const agentDefinitions = agentToolOn ? await loadCliAgentDefinitions(cwd, options.agents) : [];
 
   const store = createJsonlSessionStore({ workspace: cwd, dir: join(runEnv.homeDir, '.rxagent', 'projects', workspaceSlug(cwd)) });
   const session = await openSession(options, store, cwd);
@@ -119,28 +127,45 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     mkdirSync(toolResultsDir, { recursive: true });
     const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir });
     const tools = createBuiltinTools(workspace, { only: toolNames });
+    const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : [])];
 
-    const policy = createPermissionPolicy({
-      mode: options.permissionMode,
-      rules: {
-        allow: [...settings.permissions.allow, ...options.allowedTools],
-        deny: [...settings.permissions.deny, ...options.disallowedTools],
-        ask: [...settings.permissions.ask],
-      },
-      cwd,
-      homeDir: runEnv.homeDir,
-      interactive: runEnv.interactive,
-      ...(runEnv.ask ? { ask: runEnv.ask } : {}),
-    });
     const onDenial = runEnv.onDenial;
-    const canUseTool: CanUseTool = (toolName, input, ctx) => {
-      const record = (result: PermissionResult): PermissionResult => {
-        if (result.behavior === 'deny') onDenial?.({ tool_name: toolName, tool_use_id: ctx.toolUseId, tool_input: input });
-        return result;
+    const canUseToolIn = (mode: CliOptions['permissionMode']): CanUseTool => {
+      const policy = createPermissionPolicy({
+        mode,
+        rules: {
+          // Starting a subagent is allowed by itself: the child's own tool calls each go through
+          // this same policy. Deny rules (`--disallowedTools Agent`) still win over this allow.
+          allow: [...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...settings.permissions.allow, ...options.allowedTools],
+          deny: [...settings.permissions.deny, ...options.disallowedTools],
+          ask: [...settings.permissions.ask],
+        },
+        cwd,
+        homeDir: runEnv.homeDir,
+        roots: workspace.roots,
+        interactive: runEnv.interactive,
+        ...(runEnv.ask ? { ask: runEnv.ask } : {}),
+      });
+      return (toolName, input, ctx) => {
+        const record = (result: PermissionResult): PermissionResult => {
+          if (result.behavior === 'deny') onDenial?.({ tool_name: toolName, tool_use_id: ctx.toolUseId, tool_input: input });
+          return result;
+        };
+        const answer = policy(toolName, input, ctx);
+        return answer instanceof Promise ? answer.then(record) : record(answer);
       };
-      const answer = policy(toolName, input, ctx);
-      return answer instanceof Promise ? answer.then(record) : record(answer);
     };
+    const canUseTool = canUseToolIn(options.permissionMode);
+    const childTranscripts = createChildTranscripts(join(store.dir, sessionId, 'subagents'), cwd, packageVersion());
+    const agents: SubagentOptions = agentToolOn
+      ? {
+          definitions: agentDefinitions,
+          // Fresh tool instances per child: each has its own read-before-edit tracking.
+          toolsFor: () => createBuiltinTools(workspace, { only: toolNames }),
+          canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(options.permissionMode, definition)),
+          transcriptFor: (child) => childTranscripts.sinkFor(child.agentId),
+        }
+      : { maxDepth: 0 };
 
     const hooks = createHookRunners({
       hooks: settings.hooks,
@@ -156,7 +181,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       extraDirs: options.addDirs.map((d) => resolve(cwd, d)),
       platform: runEnv.platform,
       date: new Date(),
-      tools: tools.map((t) => t.name),
+      tools: toolNamesOffered,
     });
 
     const openedClient = client;
@@ -165,6 +190,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       cwd,
       model: options.model,
       tools,
+      toolNames: toolNamesOffered,
       permissionMode: options.permissionMode,
       apiKeySource: 'ANTHROPIC_API_KEY',
       transcriptPath,
@@ -182,12 +208,13 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         contextGovernor: governor,
         transcript: session.sink,
         signal,
+        agents,
         ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
         ...(options.fallbackModel === undefined ? {} : { fallbackModel: options.fallbackModel }),
         ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
       }),
       close: async () => {
-        await Promise.allSettled([session.close(), openedClient.close()]);
+        await Promise.allSettled([session.close(), childTranscripts.close(), openedClient.close()]);
       },
     };
     return run;

@@ -35,6 +35,8 @@ export interface PermissionPolicyOptions {
   /** Relative path rules (`Edit(src/**)`) are resolved against it. */
   readonly cwd: string;
   readonly homeDir?: string;
+  /** Workspace roots (`--add-dir`, default `[cwd]`): read-only commands may auto-run only inside them. */
+  readonly roots?: readonly string[];
   /** Whether someone can answer 'ask' (default false: 'ask' becomes a denial). */
   readonly interactive?: boolean;
   /** Asks the user; used only when `interactive` is true and the mode is not dontAsk. */
@@ -67,7 +69,7 @@ export function decidePermission(
   const denyRule = find('deny');
   if (denyRule) return { behavior: 'deny', reason: `the deny rule \`${denyRule.text}\` forbids it`, rule: denyRule };
   if (call.hookDecision === 'deny') return { behavior: 'deny', reason: call.hookReason ?? 'a PreToolUse hook denied it' };
-  const kind = callKindOf(call.toolName, call.input);
+  const kind = callKindOf(call.toolName, call.input, ctx);
   const byMode = modeVerdict(mode, kind);
   if (mode === 'plan' && byMode.behavior === 'deny') return byMode;
   if (call.hookDecision === 'ask') return { behavior: 'ask', reason: call.hookReason ?? 'a PreToolUse hook asked for approval' };
@@ -89,7 +91,11 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): CanUse
   const rules: PermissionRuleSet = isRuleSet(given)
     ? { allow: given.allow ?? [], deny: given.deny ?? [], ask: given.ask ?? [] }
     : parseRuleStrings(given);
-  const matchCtx: MatchContext = options.homeDir === undefined ? { cwd: options.cwd } : { cwd: options.cwd, homeDir: options.homeDir };
+  const matchCtx: MatchContext = {
+    cwd: options.cwd,
+    ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
+    ...(options.roots === undefined ? {} : { roots: options.roots }),
+  };
   const canAsk = options.interactive === true && options.mode !== 'dontAsk' && options.ask !== undefined;
 
   return (toolName: string, input: unknown, ctx: CanUseToolContext): PermissionResult | Promise<PermissionResult> => {

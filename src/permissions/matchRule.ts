@@ -14,6 +14,8 @@ const RULE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
 export interface MatchContext {
   readonly cwd: string;
   readonly homeDir?: string;
+  /** Workspace roots (default `[cwd]`): read-only commands touching paths outside them ask. */
+  readonly roots?: readonly string[];
 }
 
 export function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {
@@ -70,7 +72,18 @@ function bashRuleMatches(content: string, behavior: RuleBehavior, command: strin
   const parts = parsed.ok
     ? parsed.value.commands.map((words) => words.join(' '))
     : whole.split(/[;&|\n()`<>]|\$\(/).map((p) => p.trim()).filter(Boolean);
-  return matchOne.test(whole) || parts.some((part) => matchOne.test(part));
+  // A deny or ask rule on `rm` must also catch `FOO=1 rm`, `env rm` and `command rm`.
+  return matchOne.test(whole) || parts.some((part) => matchOne.test(part) || matchOne.test(withoutWrappers(part)));
+}
+
+const WRAPPERS = new Set(['env', 'command', 'exec', 'nohup', 'time', 'builtin']);
+
+/** The command with leading variable assignments and wrapper programs removed. */
+function withoutWrappers(command: string): string {
+  const words = command.split(/\s+/);
+  let i = 0;
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || WRAPPERS.has(words[i]!))) i++;
+  return words.slice(i).join(' ');
 }
 
 function compileBashPattern(content: string): { exact: boolean; test: (command: string) => boolean } {

@@ -1,4 +1,5 @@
 /** Permission modes and what each decides when no rule applies. */
+import { bashPathsStayInside, type PathScope } from '../tools/builtin/bashPaths.js';
 import { isReadOnlyBashCommand } from '../tools/builtin/bashReadOnly.js';
 
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
@@ -8,15 +9,24 @@ export const PERMISSION_MODES: readonly PermissionMode[] = ['default', 'acceptEd
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep']);
 const EDIT_TOOLS = new Set(['Write', 'Edit']);
 
-/** How a call counts for the modes: reading, editing files, a read-only or other shell command, or unknown. */
-export type CallKind = 'read' | 'edit' | 'bash_read_only' | 'bash' | 'other';
+/**
+ * How a call counts for the modes: reading, editing files, a read-only shell command inside the
+ * workspace, a read-only one that touches paths outside it (`cat ~/.ssh/id_rsa`), another shell
+ * command, or unknown.
+ */
+export type CallKind = 'read' | 'edit' | 'bash_read_only' | 'bash_read_outside' | 'bash' | 'other';
 
-export function callKindOf(toolName: string, input: unknown): CallKind {
+/**
+ * With `scope`, a read-only command counts as `bash_read_only` only when every path it names
+ * stays inside the workspace roots; without it (no workspace known) it is never auto-allowed.
+ */
+export function callKindOf(toolName: string, input: unknown, scope?: PathScope): CallKind {
   if (READ_TOOLS.has(toolName)) return 'read';
   if (EDIT_TOOLS.has(toolName)) return 'edit';
   if (toolName === 'Bash') {
     const command = (input as { command?: unknown } | null)?.command;
-    return typeof command === 'string' && isReadOnlyBashCommand(command) ? 'bash_read_only' : 'bash';
+    if (typeof command !== 'string' || !isReadOnlyBashCommand(command)) return 'bash';
+    return scope !== undefined && bashPathsStayInside(command, scope).inside ? 'bash_read_only' : 'bash_read_outside';
   }
   return 'other';
 }
@@ -39,6 +49,7 @@ export function modeVerdict(mode: PermissionMode, kind: CallKind): ModeVerdict {
       if (kind === 'edit' || kind === 'bash') {
         return { behavior: 'deny', reason: 'plan mode is read-only: files may not be changed and only read-only commands may run' };
       }
+      if (kind === 'bash_read_outside') return { behavior: 'ask', reason: 'this command reads outside the workspace' };
       return { behavior: 'ask', reason: 'this tool needs approval in plan mode' };
     case 'acceptEdits':
       if (kind === 'edit') return { behavior: 'allow', reason: 'acceptEdits mode allows file edits in the workspace' };
@@ -46,6 +57,7 @@ export function modeVerdict(mode: PermissionMode, kind: CallKind): ModeVerdict {
     case 'default':
     case 'dontAsk':
       if (kind === 'read' || kind === 'bash_read_only') return { behavior: 'allow', reason: 'reading is allowed' };
+      if (kind === 'bash_read_outside') return { behavior: 'ask', reason: 'this command reads outside the workspace' };
       return { behavior: 'ask', reason: kind === 'edit' ? 'file edits need approval' : kind === 'bash' ? 'this command needs approval' : 'this tool needs approval' };
   }
 }

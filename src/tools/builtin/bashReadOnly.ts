@@ -14,9 +14,10 @@ const noneOf = (...banned: string[]): ArgCheck => (args) =>
 /** Subcommands of git that only read, and the options that would make them write. */
 const gitReadOnly: Readonly<Record<string, ArgCheck>> = {
   status: anyArgs,
-  log: noneOf('--output'),
-  diff: noneOf('--output'),
-  show: noneOf('--output'),
+  // --ext-diff / --textconv run programs named in (possibly model-written) git config.
+  log: noneOf('--output', '--ext-diff', '--textconv'),
+  diff: noneOf('--output', '--ext-diff', '--textconv'),
+  show: noneOf('--output', '--ext-diff', '--textconv'),
   // Listing only: every argument must be a listing flag (a bare name would create a branch).
   branch: (args) =>
     args.every((a) =>
@@ -37,11 +38,14 @@ const programs: Readonly<Record<string, ArgCheck>> = {
   pwd: anyArgs,
   sleep: anyArgs,
   which: anyArgs,
-  file: noneOf('-C', '--compile'), // -C writes a compiled magic file
+  file: (args) => noneOf('--compile')(args) && !args.some((a) => /^-[^-]*C/.test(a)), // -C writes a compiled magic file
   stat: anyArgs,
   du: anyArgs,
   df: anyArgs,
-  date: noneOf('-s', '--set'),
+  // -s may hide in a cluster of short flags (`-us`).
+  date: (args) => noneOf('--set')(args) && !args.some((a) => /^-[^-]*s/.test(a)),
+  // Changes only this shell's directory; the permission check confines its target to the workspace.
+  cd: (args) => args.length <= 1,
   git: (args) => {
     const [sub, ...rest] = args;
     const check = sub === undefined ? undefined : gitReadOnly[sub];

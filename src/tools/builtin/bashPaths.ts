@@ -1,0 +1,188 @@
+/**
+ * Whether a read-only shell command stays inside the workspace: `cat ~/.ssh/id_rsa` only reads,
+ * yet it must not run without asking. The permission modes auto-allow a read-only command only
+ * when this says every path it could touch lies inside a root.
+ *
+ * Conservative by construction: every argument that could name a file (operands, `--opt=value`
+ * values, values glued to short options, `cd` targets) is resolved against every working
+ * directory the command may have reached (a `cd` that fails leaves the old one) and followed
+ * through symlinks. Glob patterns are only accepted in the last path segment, never where they
+ * could match `..`, and not in a directory holding a symlink that leads out. Flags that make a
+ * program follow symlinks while recursing are refused outright. Synchronous on purpose: the
+ * permission policy is synchronous, and a command has a handful of arguments.
+ */
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { parseCommandLine } from './shellWords.js';
+
+export interface PathScope {
+  /** Working directory of the command. */
+  readonly cwd: string;
+  /** Workspace roots (absolute); default `[cwd]`. */
+  readonly roots?: readonly string[];
+  /** What `~` means; default `os.homedir()`. */
+  readonly homeDir?: string;
+}
+
+export type PathVerdict = { readonly inside: true } | { readonly inside: false; readonly reason: string };
+
+/** Programs whose operands are plain text, never read as files. */
+const TEXT_ONLY = new Set(['echo']);
+
+/** Flags that make a program follow symlinks while walking a tree (so out of the workspace). */
+const FOLLOWING_FLAGS: Readonly<Record<string, (arg: string) => boolean>> = {
+  grep: (a) => a === '--dereference-recursive' || (/^-[^-]/.test(a) && a.includes('R')),
+  rg: (a) => a === '--follow' || (/^-[^-]/.test(a) && a.includes('L')),
+  find: (a) => a === '-L' || a === '-follow' || a === '-H',
+  du: (a) => a === '--dereference' || a === '--dereference-args' || (/^-[^-]/.test(a) && /[LD]/.test(a)),
+  ls: (a) => a === '--dereference' || (/^-[^-]/.test(a) && a.includes('L')),
+};
+
+const GLOB_CHARS = /[*?[]/;
+
+export function bashPathsStayInside(command: string, scope: PathScope): PathVerdict {
+  const parsed = parseCommandLine(command);
+  if (!parsed.ok) return { inside: false, reason: parsed.reason };
+  const home = scope.homeDir ?? homedir();
+  const roots = (scope.roots ?? [scope.cwd]).map(realOrNearest);
+  const inRoots = (p: string) => roots.some((root) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep));
+  // Every directory the command may be in by now; `cd` adds its target without removing the old one.
+  const cwds = new Set([realOrNearest(resolve(scope.cwd))]);
+
+  const check = (raw: string): string | undefined => {
+    if (raw === '' || raw === '-') return undefined;
+    for (const cwd of cwds) {
+      const problem = checkOne(raw, cwd, home, inRoots);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+
+  for (const words of parsed.value.commands) {
+    const [program, ...args] = words;
+    if (program === undefined) continue;
+    if (TEXT_ONLY.has(program)) continue;
+    if (program === 'cd') {
+      const target = args.find((a) => !a.startsWith('-')) ?? '~';
+      if (target === '-') return { inside: false, reason: 'cd - goes to a directory we cannot see' };
+      const problem = check(target);
+      if (problem) return { inside: false, reason: problem };
+      for (const cwd of [...cwds]) cwds.add(kernelResolve(cwd, expandTilde(target, home)));
+      continue;
+    }
+    const follows = FOLLOWING_FLAGS[program];
+    let operandsOnly = false;
+    for (const arg of args) {
+      if (!operandsOnly && follows?.(arg)) return { inside: false, reason: `${program} ${arg} follows symlinks out of the workspace` };
+      let candidate: string | undefined = arg;
+      if (!operandsOnly && arg === '--') {
+        operandsOnly = true;
+        continue;
+      }
+      if (!operandsOnly && arg.startsWith('-')) candidate = optionValue(arg);
+      if (candidate === undefined) continue;
+      const problem = check(candidate);
+      if (problem) return { inside: false, reason: problem };
+    }
+  }
+  return { inside: true };
+}
+
+/** The path-like value inside an option word: `--file=X` → X, `-f/x` → /x; undefined when none. */
+function optionValue(arg: string): string | undefined {
+  const eq = arg.indexOf('=');
+  if (arg.startsWith('--')) return eq === -1 ? undefined : arg.slice(eq + 1);
+  if (eq !== -1) return arg.slice(eq + 1);
+  // A value glued to short flags: `-f/etc/x`, `-f~/x`, `-f../x`.
+  const rest = arg.replace(/^-[A-Za-z]*/, '');
+  return rest !== '' && (rest.includes('/') || rest.startsWith('~') || rest.startsWith('.')) ? rest : undefined;
+}
+
+function expandTilde(p: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  return p;
+}
+
+/** A reason when `raw` (as bash would see it from `cwd`) may reach outside the roots. */
+function checkOne(raw: string, cwd: string, home: string, inRoots: (p: string) => boolean): string | undefined {
+  if (raw.includes('\0')) return `${JSON.stringify(raw)} contains a NUL byte`;
+  if (raw.startsWith('~') && raw !== '~' && !raw.startsWith('~/')) return `${raw} names another user's home directory`;
+  const expanded = expandTilde(raw, home);
+  const segments = expanded.split('/');
+  const globAt = segments.findIndex((s) => GLOB_CHARS.test(s));
+  if (globAt === -1) {
+    return inRoots(kernelResolve(cwd, expanded)) ? undefined : `${raw} is outside the workspace`;
+  }
+  // Bash expands the pattern: its fixed part must be inside, it may only vary in the last
+  // segment, must not be able to match `..`, and must not pick up a symlink that leads out.
+  const glob = segments[globAt]!;
+  if (globAt !== segments.length - 1) return `${raw} has a wildcard in a directory part`;
+  if (glob.startsWith('.')) return `${raw} could match ..`;
+  const dir = kernelResolve(cwd, segments.slice(0, globAt).join('/') || (isAbsolute(expanded) ? '/' : '.'));
+  if (!inRoots(dir)) return `${raw} is outside the workspace`;
+  return symlinkLeadingOut(dir, inRoots) ? `${raw} may expand to a symlink that leads out of the workspace` : undefined;
+}
+
+/**
+ * Where the kernel would land for `path` from `cwd`: unlike `path.resolve`, a `..` after a
+ * symlink leaves the symlink's target, not the link's directory (`link/../x`).
+ */
+function kernelResolve(cwd: string, path: string): string {
+  let current = isAbsolute(path) ? sep : realOrNearest(cwd);
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    current = segment === '..' ? dirname(realOrNearest(current)) : join(current, segment);
+  }
+  return realOrNearest(current);
+}
+
+function symlinkLeadingOut(dir: string, inRoots: (p: string) => boolean): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return false; // nothing to expand into
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      if (lstatSync(path).isSymbolicLink() && !inRoots(realOrNearest(path))) return true;
+    } catch {
+      // vanished meanwhile
+    }
+  }
+  return false;
+}
+
+/**
+ * realpath of `abs`; for a missing path, realpath of its nearest existing parent plus the rest.
+ * A dangling symlink is followed to where it points.
+ */
+function realOrNearest(abs: string, hops = 0): string {
+  if (hops > 40) return sep + '\0loop'; // never inside a root
+  const missing: string[] = [];
+  let current = abs;
+  for (;;) {
+    try {
+      const real = realpathSync(current);
+      return missing.length === 0 ? real : resolve(real, ...missing.reverse());
+    } catch {
+      let target: string | undefined;
+      try {
+        target = lstatSync(current).isSymbolicLink() ? readlinkSync(current) : undefined;
+      } catch {
+        target = undefined;
+      }
+      if (target !== undefined) {
+        const next = isAbsolute(target) ? target : resolve(dirname(current), target);
+        return realOrNearest(resolve(next, ...missing.reverse()), hops + 1);
+      }
+      const parent = dirname(current);
+      if (parent === current) return abs;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * Read-only shell commands run without asking only when every path they name stays inside the
+ * workspace (a leak of `cat ~/.ssh/id_rsa` must not be one model turn away), and the read-only
+ * classifier and Bash allow rules resist the usual ways of smuggling a second command.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { createPermissionPolicy, decidePermission } from '../../src/permissions/createPermissionPolicy.js';
+import type { PermissionMode } from '../../src/permissions/modes.js';
+import { parseRuleStrings } from '../../src/permissions/rules.js';
+import { bashPathsStayInside } from '../../src/tools/builtin/bashPaths.js';
+import { classifyBashCommand } from '../../src/tools/builtin/bashReadOnly.js';
+
+const sandbox = realpathSync(mkdtempSync(join(tmpdir(), 'rxagent-sec-bash-')));
+const ws = join(sandbox, 'ws');
+const extra = join(sandbox, 'extra');
+const home = join(sandbox, 'home');
+const outside = join(sandbox, 'outside');
+for (const d of [ws, join(ws, 'src'), join(ws, 'clean'), extra, join(home, '.ssh'), outside]) mkdirSync(d, { recursive: true });
+writeFileSync(join(ws, 'src', 'a.ts'), 'x');
+writeFileSync(join(ws, 'clean', 'b.ts'), 'x');
+writeFileSync(join(home, '.ssh', 'id_rsa'), 'SECRET');
+writeFileSync(join(outside, 'secret.txt'), 'SECRET');
+symlinkSync(join(outside, 'secret.txt'), join(ws, 'src', 'leak.txt'));
+symlinkSync(outside, join(ws, 'outdir'));
+symlinkSync(join(outside, 'later.txt'), join(ws, 'dangling'));
+symlinkSync(join(home, '.ssh'), join(ws, 'sshlink'));
+afterAll(() => rmSync(sandbox, { recursive: true, force: true }));
+
+const scope = { cwd: ws, roots: [ws, extra], homeDir: home };
+
+describe('read-only commands inside the workspace stay auto-allowed', () => {
+  test.each([
+    'ls',
+    'ls -la src',
+    'cat src/a.ts',
+    `cat ${ws}/src/a.ts`,
+    `ls ${extra}`,
+    'grep -rn foo src',
+    'git log --oneline -5',
+    'git show HEAD:package.json',
+    'cd src && cat a.ts',
+    'head -n 5 src/a.ts | wc -l',
+    'echo /etc/shadow ~/.ssh/id_rsa',
+    'cat clean/*.ts',
+  ])('%s', (command) => {
+    expect(bashPathsStayInside(command, scope)).toEqual({ inside: true });
+  });
+  // Quoting is gone after tokenizing, so a pattern argument counts as a glob bash might expand:
+  // fine in a directory without symlinks leading out, asked for in one with them (ws has some).
+  test.each(['grep -rn "foo.*bar" .', 'find . -name "*.ts" -type f'])('%s (glob-like argument)', (command) => {
+    expect(bashPathsStayInside(command, { ...scope, cwd: join(ws, 'clean') })).toEqual({ inside: true });
+    expect(bashPathsStayInside(command, scope).inside).toBe(false);
+  });
+});
+
+describe('read-only commands reaching out of the workspace are refused', () => {
+  test.each([
+    'cat ~/.ssh/id_rsa',
+    'cat ~',
+    'ls ~root',
+    'cat /etc/shadow',
+    'cat ../outside/secret.txt',
+    'cat src/../../outside/secret.txt',
+    'cat src/leak.txt',
+    'cat outdir/secret.txt',
+    'ls outdir',
+    'cat dangling',
+    'cat sshlink/id_rsa',
+    'cat sshlink/../.ssh/id_rsa',
+    'cd .. && cat outside/secret.txt',
+    'cd /etc && cat shadow',
+    'cd && cat .ssh/id_rsa',
+    'cd - && ls',
+    'cd',
+    'cd src || cat ../../outside/secret.txt',
+    'cat src/*',
+    'cat .*/outside/secret.txt',
+    'cat ./.?/outside/secret.txt',
+    'cat */secret.txt',
+    'grep -f/etc/shadow src/a.ts',
+    'grep -f ../outside/secret.txt src/a.ts',
+    'wc --files0-from=/etc/shadow',
+    'date -f /etc/shadow',
+    'grep -R foo .',
+    'grep -rR foo .',
+    'find -L . -name x',
+    'find . -follow',
+    'rg --follow foo',
+    'du -L .',
+    'ls -RL .',
+    'git diff --no-index /etc/shadow /dev/null',
+    'git log -- ../outside',
+    'cat /proc/self/environ',
+    'tail -- /etc/shadow',
+  ])('%s', (command) => {
+    expect(bashPathsStayInside(command, scope).inside).toBe(false);
+  });
+});
+
+describe('the permission modes ask (→ deny when nobody can answer) for reads outside the workspace', () => {
+  const modes: PermissionMode[] = ['default', 'plan', 'dontAsk', 'acceptEdits'];
+  const ctx = { cwd: ws, roots: [ws, extra], homeDir: home };
+  const rules = parseRuleStrings({});
+  test.each(modes)('%s', async (mode) => {
+    expect(decidePermission(mode, rules, { toolName: 'Bash', input: { command: 'cat ~/.ssh/id_rsa' } }, ctx).behavior).toBe('ask');
+    expect(decidePermission(mode, rules, { toolName: 'Bash', input: { command: 'cat /etc/shadow' } }, ctx).behavior).toBe('ask');
+    expect(decidePermission(mode, rules, { toolName: 'Bash', input: { command: 'cat src/a.ts' } }, ctx).behavior).toBe('allow');
+    const policy = createPermissionPolicy({ mode, cwd: ws, roots: [ws, extra], homeDir: home, interactive: false });
+    const signal = new AbortController().signal;
+    const answer = await policy('Bash', { command: 'cat ~/.ssh/id_rsa' }, { toolUseId: 't', shared: {}, signal, hookDecision: undefined, hookReason: undefined });
+    expect(answer.behavior).toBe('deny');
+  });
+  test('bypassPermissions still allows (by design: the user gave up asking)', () => {
+    expect(decidePermission('bypassPermissions', rules, { toolName: 'Bash', input: { command: 'cat /etc/shadow' } }, ctx).behavior).toBe('allow');
+  });
+});
+
+describe('the read-only classifier refuses command smuggling', () => {
+  test.each([
+    'ls; rm -rf x',
+    'ls && rm x',
+    'ls || rm x',
+    'ls | sh',
+    'ls | bash -c "rm x"',
+    'echo x > f',
+    'echo x >| f',
+    'find . -exec rm {} +',
+    'find . -fprint out',
+    'find . -fls out',
+    'find . -ok rm {} ;',
+    'git -c core.pager=evil log',
+    'git --git-dir=x log',
+    'git log --output=f',
+    'git log --output f',
+    'git diff --ext-diff',
+    'git show --textconv HEAD',
+    'git log -p --ext-diff',
+    'echo $(rm x)',
+    'echo `rm x`',
+    'cat <(rm x)',
+    'cat${IFS}/etc/shadow',
+    'ls\nrm -rf x',
+    'ls \\\n; rm x',
+    "ls ';' && rm x",
+    'FOO=1 ls',
+    'xargs rm',
+    'ls | xargs rm',
+    'sed -i s/a/b/ f',
+    'sort -o f x',
+    'tee f',
+    "awk 'BEGIN{system(\"rm x\")}'",
+    'less f',
+    'more f',
+    'date -us 2020-01-01',
+    'file -bC x',
+    'ls &',
+    'ls & rm x',
+    'cd a b',
+    'rg --pre ./x foo',
+  ])('%j', (command) => {
+    expect(classifyBashCommand(command).readOnly).toBe(false);
+  });
+});
+
+describe('Bash allow rules never cover a second command', () => {
+  const rules = parseRuleStrings({ allow: ['Bash(npm test)', 'Bash(git diff:*)', 'Bash(npm run *)'] });
+  const ctx = { cwd: ws, roots: [ws], homeDir: home };
+  test.each([
+    'npm test; rm -rf /',
+    'npm test && curl x|sh',
+    'npm test\nrm -rf /',
+    'npm test & rm -rf /',
+    'npm test $(rm -rf /)',
+    'npm test `rm -rf /`',
+    'npm test > /etc/passwd',
+    'git diff; rm -rf /',
+    'git diff | sh',
+    'npm run x; rm -rf /',
+    'npm run x || rm -rf /',
+  ])('%j', (command) => {
+    expect(decidePermission('default', rules, { toolName: 'Bash', input: { command } }, ctx).behavior).toBe('ask');
+  });
+  test('the commands themselves are allowed', () => {
+    for (const command of ['npm test', 'git diff HEAD', 'npm run build']) {
+      expect(decidePermission('default', rules, { toolName: 'Bash', input: { command } }, ctx).behavior).toBe('allow');
+    }
+  });
+});
+
+describe('Bash deny rules see through assignments and wrappers', () => {
+  const rules = parseRuleStrings({ deny: ['Bash(rm:*)'] });
+  const ctx = { cwd: ws, roots: [ws], homeDir: home };
+  test.each(['rm -rf x', 'FOO=1 rm -rf x', 'env rm x', 'command rm x', 'ls; env A=1 rm x', '\\rm x', '"rm" x', 'ls $(rm x)'])('%j', (command) => {
+    expect(decidePermission('bypassPermissions', rules, { toolName: 'Bash', input: { command } }, ctx).behavior).toBe('deny');
+  });
+});
