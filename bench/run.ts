@@ -10,12 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { assemblyBench } from './assembly.bench.js';
 import { contextBench } from './context.bench.js';
 import { grepBench } from './grep.bench.js';
+import { loadBench } from './load.bench.js';
 import { loopBench } from './loop.bench.js';
 import type { BenchModule, Figures } from './figures.js';
 import { sessionBench } from './session.bench.js';
+import { soakBench } from './soak.bench.js';
 import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loadBench, soakBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
