@@ -56,9 +56,9 @@ import {
 } from './messages.js';
 import { addUsage, costOf, priceFor } from './pricing.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
-import type { HookDecision } from './seams.js';
+import type { GovernorNotice, HookDecision } from './seams.js';
 import { nextTurn, reactiveCompactRetry } from './transitions.js';
-import { isControlledTerminal, type LoopState } from './types.js';
+import { isControlledTerminal, type LoopError, type LoopState } from './types.js';
 
 /** Mutable bookkeeping of one model attempt; reset on fallback and on `stream_retry`. */
 interface Attempt {
@@ -93,6 +93,11 @@ function plainBlock(block: AssistantContentBlock | InvalidToolUseBlock): Assista
     return rest;
   }
   return block;
+}
+
+/** The API's prompt-too-long error with the reason compaction could not help (status kept). */
+function explained(error: LoopError, why: string): LoopError {
+  return { ...error, message: why.includes(error.message) ? why : `${error.message}. ${why}` };
 }
 
 export function runIteration(ctx: RunContext, initial: LoopState): Observable<IterationOutput> {
@@ -301,10 +306,12 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         return finish({ type: 'continue', state: nextTurn(state, appendAll(state, additions), state.shared), additions, warnings: [] });
       }
       if (attempt.error !== undefined || !attempt.message) {
-        const { reason, error } =
+        const decided =
           attempt.error !== undefined
             ? decideOnError(attempt.error)
             : { reason: 'model_error' as const, error: { kind: 'internal' as const, message: 'the response ended without a message' } };
+        const { reason } = decided;
+        const error = reason === 'prompt_too_long' && compactFailure !== undefined ? explained(decided.error, compactFailure) : decided.error;
         return finish(terminal(reason, { error, additions: orphanAdditions(attempt, ORPHAN_RESULT_TEXT) }));
       }
       const message = attempt.message;
@@ -498,8 +505,35 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         }),
       );
 
+    /**
+     * What the governor did besides its decision, as events, in its order. Snip/microcompact
+     * boundaries are not transcript records: the loop keeps the full history and the governor
+     * derives the same view from it again on every call (after a resume too), while a record
+     * would copy the whole view into the transcript at each boundary.
+     */
+    const noticeEvents = (notices: readonly GovernorNotice[] | undefined): IterationOutput[] =>
+      (notices ?? []).map((notice) => {
+        switch (notice.type) {
+          case 'compact_boundary':
+            return ev({ type: 'compact_boundary', ...notice.boundary });
+          case 'warning':
+            return ev({ type: 'warning', message: notice.message, code: notice.code });
+          default:
+            return assertNever(notice, 'governor notice');
+        }
+      });
+
+    /**
+     * Why reactive compaction could not help, for the `prompt_too_long` terminal (the status and
+     * error type stay the API's). Set when the recovery gave up; the held error is then released.
+     */
+    let compactFailure: string | undefined;
+
     const reactiveCompact = (error: unknown): Observable<IterationOutput> | undefined => {
-      if (state.hasAttemptedReactiveCompact) return undefined;
+      if (state.hasAttemptedReactiveCompact) {
+        compactFailure = 'The conversation was already compacted once in this turn; compacting again would not help.';
+        return undefined;
+      }
       return ctx.governor
         .reactiveCompact({
           chainId: state.chainId,
@@ -515,7 +549,11 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         .pipe(
           take(1),
           mergeMap((result) => {
-            if (result.type === 'failed') return throwError(() => error);
+            if (result.type === 'failed') {
+              compactFailure = result.message;
+              // The notices still reach consumers; then the held error is released.
+              return concat(from(noticeEvents(result.notices)), throwError(() => error));
+            }
             const messages = [...result.messages];
             const next = { ...reactiveCompactRetry(state, { messages, lastUuid: undefined }), lastUsage: undefined, lastUsageCovers: 0 };
             ctx.pendingTranscript.push({
@@ -527,6 +565,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
               messages,
             });
             return from([
+              ...noticeEvents(result.notices),
               ev({ type: 'compact_boundary', ...result.boundary }),
               ev({ type: 'transition', reason: 'reactive_compact_retry', turnCount: next.turnCount }),
               { kind: 'continue', state: next } as IterationOutput,
@@ -582,9 +621,10 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       .pipe(
         take(1),
         mergeMap((decision): Observable<IterationOutput> => {
+          const notices = noticeEvents(decision.notices);
           switch (decision.type) {
             case 'ok':
-              return modelPhase(decision.messages);
+              return notices.length === 0 ? modelPhase(decision.messages) : concat(from(notices), modelPhase(decision.messages));
             case 'compacted': {
               const messages = [...decision.messages];
               state = { ...state, messages, lastMessageUuid: undefined, lastUsage: undefined, lastUsageCovers: 0 };
@@ -596,12 +636,15 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
                 boundary: decision.boundary,
                 messages,
               });
-              return concat(of(ev({ type: 'compact_boundary', ...decision.boundary })), flushTranscript(), modelPhase(messages));
+              return concat(from([...notices, ev({ type: 'compact_boundary', ...decision.boundary })]), flushTranscript(), modelPhase(messages));
             }
             case 'blocking_limit':
-              return finish(terminal('blocking_limit', { error: { kind: 'internal', message: decision.message } }));
+              return concat(from(notices), finish(terminal('blocking_limit', { error: { kind: 'internal', message: decision.message } })));
             case 'rapid_refill_breaker':
-              return finish(terminal('rapid_refill_breaker', { error: { kind: 'internal', message: decision.message } }));
+              return concat(
+                from(notices),
+                finish(terminal('rapid_refill_breaker', { error: { kind: 'internal', message: decision.message } })),
+              );
             default:
               return assertNever(decision, 'governor decision');
           }

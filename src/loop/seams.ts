@@ -78,7 +78,7 @@ export interface ContextGovernor {
 /** The default: sends the history unchanged and cannot compact. */
 export const passThroughGovernor: ContextGovernor = {
   beforeCall: (input) => of<GovernorDecision>({ type: 'ok', messages: input.messages }),
-  reactiveCompact: () => of<ReactiveCompactResult>({ type: 'failed', message: 'no context governor is configured' }),
+  reactiveCompact: () => of<ReactiveCompactResult>({ type: 'failed', message: 'No context governor is configured, so the conversation could not be compacted.' }),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -68,9 +68,16 @@ describe('the governor in the loop', () => {
     const terminal = events.at(-1)!;
     expect(terminal.type === 'terminal' && terminal.reason).toBe('prompt_too_long');
     expect(reactiveResults).toHaveLength(1);
-    expect(reactiveResults[0]!.type === 'failed' && reactiveResults[0]!.message).toMatch(/too short to compact/);
-    // NOTE: the loop (runIteration) currently rethrows the original API error on a `failed`
-    // result, so the terminal's message is the API's, not this explanation (reported to H6).
+    const explanation = reactiveResults[0]!.type === 'failed' ? reactiveResults[0]!.message : '';
+    expect(explanation).toMatch(/too short to compact/);
+    // The terminal carries the governor's explanation (which quotes the API's message), with the API's status.
+    expect(terminal.type === 'terminal' && terminal.error).toEqual({
+      kind: 'api',
+      status: 400,
+      errorType: 'invalid_request_error',
+      message: explanation,
+    });
+    expect(explanation).toContain('prompt is too long: 212345 tokens > 200000 maximum');
   });
 
   it('prompt too long after three tool rounds: one summarization request, the same turn retried, the error never visible', async () => {
