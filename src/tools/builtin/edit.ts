@@ -1,5 +1,5 @@
 /** Edit: exact string replacement in a file that was Read in this session and is unchanged since. */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
@@ -41,7 +41,8 @@ export function editTool(workspace: Workspace): ToolSpec<EditInput, string> {
       });
       if (st.isDirectory()) throw new ToolRefusal(`${path} is a directory, not a file.`);
       await workspace.assertFresh(path, 'edit');
-      const before = await readFile(path, 'utf8');
+      const reader = await workspace.openInside(path, 'read');
+      const before = await reader.readFile('utf8').finally(() => reader.close());
       const count = countOccurrences(before, input.old_string);
       if (count === 0) {
         throw new ToolRefusal(
@@ -57,8 +58,14 @@ export function editTool(workspace: Workspace): ToolSpec<EditInput, string> {
       const after = input.replace_all
         ? before.split(input.old_string).join(input.new_string)
         : before.slice(0, firstIndex) + input.new_string + before.slice(firstIndex + input.old_string.length);
-      await writeFile(path, after, 'utf8');
-      workspace.recordRead(path, await stat(path));
+      const writer = await workspace.openInside(path, 'write');
+      try {
+        await writer.truncate(0);
+        await writer.writeFile(after, 'utf8');
+        workspace.recordRead(path, await writer.stat());
+      } finally {
+        await writer.close();
+      }
       const what = count > 1 ? `Replaced ${count} occurrences in ${path}.` : `Edited ${path}.`;
       return `${what}\n${snippet(after, firstIndex, input.new_string)}`;
     },

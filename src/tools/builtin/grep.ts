@@ -79,7 +79,7 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
           }
           if (globMatch && !globMatch(globOnPath ? file.rel : basename(file.path))) continue;
           const result = new FileResult(file.path, display);
-          const scanned = scanFile(file.path, matcher, createSink(mode, result, { before, after, showNumbers }));
+          const scanned = scanFile(file.real ?? file.path, matcher, createSink(mode, result, { before, after, showNumbers }));
           if (typeof scanned !== 'string') await scanned;
           if (result.count > 0) {
             results.push(result);

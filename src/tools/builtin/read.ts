@@ -1,6 +1,5 @@
 /** Read: a text file as numbered lines (`N<TAB>line`, from 1), a window of it at a time. */
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
@@ -30,7 +29,7 @@ export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
     interruptBehavior: 'cancel',
     async call(input, ctx) {
       const path = await workspace.resolveInside(input.file_path);
-      const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
+      const handle = await workspace.openInside(path, 'read').catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') {
           throw new ToolRefusal(`File does not exist: ${path}. Check the path, or use Glob to find the file.`);
         }

@@ -29,6 +29,8 @@ export interface WalkedFile {
   readonly path: string;
   /** Relative to the walk root, `/`-separated. */
   readonly rel: string;
+  /** For a symlink: the checked real target. Read this, not `path`, so a link retargeted after the check is not followed. */
+  readonly real?: string;
 }
 
 export async function* walkFiles(root: string, options: WalkOptions): AsyncGenerator<WalkedFile> {
@@ -74,7 +76,7 @@ export async function* walkFileBatches(root: string, options: WalkOptions): Asyn
         const target = await realpath(path).catch(() => undefined);
         if (target === undefined || !options.allowPath(target)) continue;
         const st = await stat(target).catch(() => undefined);
-        if (st?.isFile()) files.push({ path, rel: childRel });
+        if (st?.isFile()) files.push({ path, rel: childRel, real: target });
       }
     }
     if (files.length > 0) yield files;

@@ -7,8 +7,8 @@
  * safe tools are deliberately dropped (SPEC §4). Keeping it in one closure also means no tool
  * can be handed a forged workspace through the context.
  */
-import { realpathSync } from 'node:fs';
-import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { constants, realpathSync } from 'node:fs';
+import { type FileHandle, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 
@@ -37,6 +37,13 @@ export interface Workspace {
    * Throws `ToolRefusal` when the result lies outside every root.
    */
   resolveInside(path: string): Promise<string>;
+  /**
+   * Opens a path returned by `resolveInside` without following a symlink planted there since the
+   * check (O_NOFOLLOW), then confirms where the descriptor really points (`/proc/self/fd`, when
+   * available) so a directory swapped for a symlink meanwhile is caught too. Never truncates:
+   * writers truncate through the handle once it is confirmed.
+   */
+  openInside(realPath: string, flags: 'read' | 'write' | 'create'): Promise<FileHandle>;
   /** Whether a real absolute path lies in a root (no filesystem access). */
   contains(realPath: string): boolean;
   /** Record that `realPath` was read with the given stat. */
@@ -101,6 +108,21 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
     }
   }
 
+  /**
+   * Where the kernel would land: `path.resolve` drops `link/..` lexically, but the kernel leaves
+   * the link's target, so `ssh-link/../.ssh/id_rsa` means the home's key, not a file here.
+   */
+  async function kernelResolve(raw: string, abs: string): Promise<string> {
+    if (!raw.split(/[/]/).includes('..')) return realOrNearestParent(abs);
+    const expanded = raw === '~' || raw.startsWith('~/') ? resolve(home) + raw.slice(1) : raw;
+    let current = isAbsolute(expanded) ? sep : cwd;
+    for (const segment of expanded.split('/')) {
+      if (segment === '' || segment === '.') continue;
+      current = segment === '..' ? dirname(await realOrNearestParent(current)) : resolve(current, segment);
+    }
+    return realOrNearestParent(current);
+  }
+
   return {
     roots,
     cwd,
@@ -110,8 +132,14 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
       if (typeof path !== 'string' || path.length === 0) {
         throw new ToolRefusal('The path is empty. Give an absolute path or one relative to the working directory.');
       }
+      if (path.includes('\0')) throw new ToolRefusal('The path contains a NUL character, which no file name can hold.');
       const abs = absolute(path);
-      const real = await realOrNearestParent(abs);
+      const real = await kernelResolve(path, abs).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENAMETOOLONG' || error.code === 'ELOOP' || error.code === 'EACCES') {
+          throw new ToolRefusal(`Cannot resolve ${abs.length > 200 ? `${abs.slice(0, 200)}…` : abs}: ${error.code}.`);
+        }
+        throw error;
+      });
       if (!contains(real)) {
         const where = real === abs ? abs : `${abs} (which resolves to ${real})`;
         throw new ToolRefusal(
@@ -120,6 +148,20 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
         );
       }
       return real;
+    },
+    async openInside(realPath, flags) {
+      const mode =
+        flags === 'read' ? constants.O_RDONLY : flags === 'write' ? constants.O_WRONLY : constants.O_WRONLY | constants.O_CREAT;
+      const handle = await open(realPath, mode | constants.O_NOFOLLOW, 0o666).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ELOOP') throw new ToolRefusal(`${realPath} became a symbolic link after it was checked; refusing to follow it.`);
+        throw error;
+      });
+      const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realPath);
+      if (!contains(actual)) {
+        await handle.close();
+        throw new ToolRefusal(`Access denied: ${realPath} now resolves to ${actual}, outside the workspace (it changed after the check).`);
+      }
+      return handle;
     },
     recordRead(realPath, st) {
       readFiles.set(realPath, { mtimeMs: st.mtimeMs, size: st.size, readAt: Date.now() });

@@ -1,5 +1,5 @@
 /** Write: create a file, or replace one that was Read in this session and is unchanged since. */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
@@ -30,9 +30,15 @@ export function writeTool(workspace: Workspace): ToolSpec<WriteInput, string> {
       }
       if (existing) await workspace.assertFresh(path, 'overwrite');
       await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, input.content, 'utf8');
-      // The model knows exactly what the file holds now, so a follow-up Edit needs no re-read.
-      workspace.recordRead(path, await stat(path));
+      const handle = await workspace.openInside(path, 'create');
+      try {
+        await handle.truncate(0);
+        await handle.writeFile(input.content, 'utf8');
+        // The model knows exactly what the file holds now, so a follow-up Edit needs no re-read.
+        workspace.recordRead(path, await handle.stat());
+      } finally {
+        await handle.close();
+      }
       const lines = input.content === '' ? 0 : input.content.split('\n').length;
       return existing
         ? `Overwrote ${path} (${lines} lines, ${Buffer.byteLength(input.content)} bytes).`
