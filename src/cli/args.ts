@@ -37,6 +37,8 @@ export interface CliOptions {
   readonly addDirs: readonly string[];
   readonly systemPrompt: string | undefined;
   readonly appendSystemPrompt: string | undefined;
+  /** `--agents <json>`: subagent definitions keyed by name (parsed when the run is built). */
+  readonly agents: string | undefined;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -71,6 +73,7 @@ const optionConfig = {
   'add-dir': { type: 'string', multiple: true },
   'system-prompt': { type: 'string' },
   'append-system-prompt': { type: 'string' },
+  agents: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -167,6 +170,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     addDirs: v['add-dir'] ?? [],
     systemPrompt: v['system-prompt'],
     appendSystemPrompt: v['append-system-prompt'],
+    agents: v.agents,
     help: v.help === true,
     version: v.version === true,
   };
@@ -185,7 +189,7 @@ Options:
   --max-turns <n>                   Stop after n model iterations
   --model <model>                   Model name (default: ${DEFAULT_MODEL})
   --fallback-model <model>          Model to switch to when the main one stays overloaded
-  --tools <list>                    Built-in tools to offer (Read,Write,Edit,Glob,Grep,Bash; "" for none)
+  --tools <list>                    Tools to offer (Read,Write,Edit,Glob,Grep,Bash,Agent; "" for none)
   --allowedTools <rules>            Permission rules that allow, e.g. "Read Bash(git diff:*)"
   --disallowedTools <rules>         Permission rules that deny
   --permission-mode <mode>          default, acceptEdits, bypassPermissions, plan, or dontAsk
@@ -199,6 +203,8 @@ Options:
   --add-dir <dir>                   Another directory the file tools may use
   --system-prompt <text>            Replace the system prompt
   --append-system-prompt <text>     Add to the system prompt
+  --agents <json>                   Subagent definitions, e.g. '{"reviewer": {"description": "...",
+                                    "prompt": "..."}}' (added to .rxagent/agents/*.md; wins by name)
   -h, --help                        Show this help
   -v, --version                     Show the version
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { RxAgentError } from '../errors.js';
+import { redact, RxAgentError } from '../errors.js';
 import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
 import { buildRun, type PreparedRun } from './buildRun.js';
 import { runInteractive } from './interactive/runInteractive.js';
@@ -15,8 +15,14 @@ import { runPrintMode } from './printMode.js';
 import { readStdin } from './readStdin.js';
 import { packageVersion } from './version.js';
 
-const writeOut = (text: string) => void process.stdout.write(text);
-const writeErr = (text: string) => void process.stderr.write(text);
+/**
+ * Every byte we print passes here: the API key is replaced wherever it shows up, even in text a
+ * hostile endpoint echoed back as the model's reply or in an error body.
+ */
+const apiKey = process.env['ANTHROPIC_API_KEY'];
+const scrub = (text: string): string => redact(text, apiKey);
+const writeOut = (text: string) => void process.stdout.write(scrub(text));
+const writeErr = (text: string) => void process.stderr.write(scrub(text));
 
 /** One line, no stack: for errors we expect (configuration, sessions, the network). */
 function describeFailure(error: unknown, verbose: boolean): string {
@@ -63,7 +69,7 @@ async function runPrint(options: CliOptions): Promise<number> {
         sessionId: run.sessionId,
         cwd: run.cwd,
         model: run.model,
-        tools: run.tools.map((t) => t.name),
+        tools: [...run.toolNames],
         permissionMode: run.permissionMode,
         apiKeySource: run.apiKeySource,
       },

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, tap } from 'rxjs';
-import { agentLoop } from '../loop/agentLoop.js';
+import { agentLoopWithSubagents } from '../agents/agentTree.js';
 import type { TerminalEvent } from '../loop/types.js';
 import type { CliOptions } from './args.js';
 import type { PreparedRun } from './buildRun.js';
@@ -34,7 +34,7 @@ export async function runPrintMode(
           sessionId: run.sessionId,
           cwd: run.cwd,
           model: run.model,
-          tools: run.tools.map((t) => t.name),
+          tools: [...run.toolNames],
           permissionMode: run.permissionMode,
           apiKeySource: run.apiKeySource,
         },
@@ -45,7 +45,7 @@ export async function runPrintMode(
   let terminal: TerminalEvent | undefined;
   let resultLine: OutputLine | undefined;
   await lastValueFrom(
-    agentLoop(run.loopOptions(prompt, signal)).pipe(
+    agentLoopWithSubagents(run.loopOptions(prompt, signal)).pipe(
       tap((event) => {
         const lines = mapper.map(event);
         if (event.type === 'terminal') {

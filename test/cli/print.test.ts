@@ -49,7 +49,7 @@ describe.concurrent('output formats', () => {
     const body = run.server.requests[0]!.body!;
     expect(body.model).toBe('claude-sonnet-4-5');
     expect(body.max_tokens).toBe(32000);
-    expect(body.tools?.map((t) => t.name)).toEqual(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash']);
+    expect(body.tools?.map((t) => t.name)).toEqual(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'Agent']);
     expect(typeof body.system === 'string' && body.system.includes(box.cwd)).toBe(true);
   });
 

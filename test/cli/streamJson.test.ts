@@ -186,3 +186,29 @@ describe('result subtypes and exit statuses', () => {
     expect(resultSubtypeOf(reason)).toBe(expected);
   });
 });
+
+describe('subagent events', () => {
+  const wrap = (event: LoopEvent, agentId: string, parentToolUseId: string): LoopEvent => ({
+    ...t,
+    type: 'tool_progress',
+    toolUseId: parentToolUseId,
+    name: 'Agent',
+    data: { type: 'subagent_event', agentId, agentType: 'helper', agentDepth: 1, parentToolUseId, background: false, event },
+  });
+
+  test('child lines carry the direct parent call; a grandchild (wrapped twice) names its own parent; no child result line', () => {
+    const { m } = mapper();
+    const child = responseEvents.map((e) => wrap(e, 'agent-a', 'toolu_parent'));
+    const grandchild = responseEvents.map((e) => wrap(wrap(e, 'agent-b', 'toolu_child'), 'agent-a', 'toolu_parent'));
+    const lines = [...child, ...grandchild, wrap(terminal('completed'), 'agent-a', 'toolu_parent'), terminal('completed')].flatMap((e) => m.map(e));
+    for (const line of lines) expect(outputLineSchema.safeParse(line).success).toBe(true);
+    const parentsOf = (type: string) =>
+      lines.filter((l) => l.type === type).map((l) => ('parent_tool_use_id' in l ? l.parent_tool_use_id : undefined));
+    expect(parentsOf('assistant')).toEqual(['toolu_parent', 'toolu_parent', 'toolu_child', 'toolu_child']);
+    expect(parentsOf('user')).toEqual(['toolu_parent', 'toolu_child']);
+    expect(lines.filter((l) => l.type === 'result')).toHaveLength(1);
+    expect(lines[lines.length - 1]!.type).toBe('result');
+    // The child's response never becomes the parent's: the parent saw no assistant message.
+    expect(lines[lines.length - 1]).toMatchObject({ stop_reason: null });
+  });
+});

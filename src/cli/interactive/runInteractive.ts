@@ -10,7 +10,7 @@
 import { homedir } from 'node:os';
 import { createInterface, type Interface } from 'node:readline';
 import { lastValueFrom, tap } from 'rxjs';
-import { agentLoop } from '../../loop/agentLoop.js';
+import { agentLoopWithSubagents } from '../../agents/agentTree.js';
 import type { TerminalEvent } from '../../loop/types.js';
 import type { PermissionAnswer, PermissionRequest } from '../../permissions/createPermissionPolicy.js';
 import type { CliOptions } from '../args.js';
@@ -99,7 +99,7 @@ export async function runInteractive(
     let terminal: TerminalEvent | undefined;
     try {
       await lastValueFrom(
-        agentLoop(run.loopOptions(prompt, controller.signal)).pipe(
+        agentLoopWithSubagents(run.loopOptions(prompt, controller.signal)).pipe(
           tap((event) => {
             write(renderer.render(event));
             if (event.type === 'terminal') terminal = event;

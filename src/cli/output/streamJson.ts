@@ -12,7 +12,14 @@
  *   attempt were already printed (our addition: consumers must drop them).
  * - `tombstone` names the printed lines' uuids of the retracted messages.
  * - exactly one `result`, for the terminal.
+ * - subagents: a child's events arrive wrapped in the Agent call's `tool_progress`
+ *   (`subagentEventOf`); they are mapped by a mapper of their own (one per child, so a child's
+ *   response never mixes with the parent's) whose lines carry `parent_tool_use_id` = the Agent
+ *   call that started the child. A grandchild's events are wrapped twice: the innermost wrapper
+ *   names its direct parent. A child's terminal prints nothing (its answer is the Agent call's
+ *   tool result, and the run has one result line).
  */
+import { subagentEventOf } from '../../agents/events.js';
 import type { AssemblyEvent } from '../../assembly/types.js';
 import type { AssistantContentBlock, ContentBlock, Usage } from '../../protocol/content.js';
 import type { LoopEvent, TerminalEvent } from '../../loop/types.js';
@@ -35,6 +42,8 @@ export interface StreamJsonOptions {
   readonly includePartialMessages: boolean;
   readonly newUuid: () => string;
   readonly now: () => number;
+  /** Set for a subagent's mapper: the Agent call that started it (null: the top-level run). */
+  readonly parentToolUseId?: string;
 }
 
 export function initLine(run: RunDescription, uuid: string): InitLine {
@@ -70,6 +79,9 @@ function plainBlock(block: AssemblyEvent & { type: 'block' }): AssistantContentB
 export function createStreamJsonMapper(run: RunDescription, options: StreamJsonOptions): StreamJsonMapper {
   const { newUuid, now } = options;
   const sessionId = run.sessionId;
+  const parentId = options.parentToolUseId ?? null;
+  /** One mapper per subagent, keyed by the path of agent ids from this run down to it. */
+  const children = new Map<string, StreamJsonMapper>();
   /** The response being streamed: its id/model/usage, and the uuids of the lines printed for it. */
   let current: { id: string; model: string; usage: Usage; lineUuids: string[] } | undefined;
   let iterationStartedAt: number | undefined;
@@ -97,7 +109,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
     type: 'user',
     session_id: sessionId,
     uuid,
-    parent_tool_use_id: null,
+    parent_tool_use_id: parentId,
     message: { role: 'user', content },
   });
 
@@ -105,7 +117,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
     const lines: OutputLine[] = [];
     if (options.includePartialMessages) {
       for (const raw of rawEventsOf(event)) {
-        lines.push({ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: null, event: raw });
+        lines.push({ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: parentId, event: raw });
       }
     }
     switch (event.type) {
@@ -119,7 +131,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
           type: 'assistant',
           session_id: sessionId,
           uuid,
-          parent_tool_use_id: null,
+          parent_tool_use_id: parentId,
           message: {
             id: current?.id ?? 'unknown',
             type: 'message',
@@ -148,7 +160,27 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
   const result = (terminal: TerminalEvent) =>
     buildResultLine(terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials });
 
+  const childLines = (event: LoopEvent): OutputLine[] | undefined => {
+    let data = subagentEventOf(event);
+    if (!data) return undefined;
+    let key = data.agentId;
+    for (let inner = subagentEventOf(data.event); inner; inner = subagentEventOf(inner.event)) {
+      data = inner;
+      key += `/${inner.agentId}`;
+    }
+    let child = children.get(key);
+    if (!child) {
+      child = createStreamJsonMapper(run, { ...options, parentToolUseId: data.parentToolUseId });
+      children.set(key, child);
+    }
+    const lines = child.map(data.event);
+    if (data.event.type === 'terminal') children.delete(key);
+    return lines;
+  };
+
   const map = (event: LoopEvent): OutputLine[] => {
+    const ofChild = childLines(event);
+    if (ofChild) return ofChild;
     switch (event.type) {
       case 'iteration_start':
         iterationStartedAt = now();
@@ -170,7 +202,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
         linesOfMessage.set(event.uuid, current?.lineUuids ?? []);
         current = undefined;
         return options.includePartialMessages
-          ? [{ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: null, event: { type: 'message_stop' } }]
+          ? [{ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: parentId, event: { type: 'message_stop' } }]
           : [];
       case 'tool_start':
       case 'tool_progress':
@@ -229,7 +261,8 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
       case 'command_lifecycle':
         return [];
       case 'terminal':
-        return [result(event)];
+        // A subagent's end is its Agent call's tool result; only the run itself has a result line.
+        return parentId === null ? [result(event)] : [];
       default:
         return assertNever(event);
     }

@@ -1,0 +1,66 @@
+/**
+ * The command's subagent wiring: which definitions exist (`.rxagent/agents/*.md`, then
+ * `--agents <json>`, later ones replacing earlier ones of the same name), which permission mode
+ * a child runs under, and where a child's transcript goes.
+ *
+ * Child transcripts live beside the parent's session, in `<sessions>/<parent>/subagents/
+ * <agentId>.jsonl`: outside the session directory's top level, so `--continue` and `--resume`
+ * never see them and the parent's own transcript holds only the parent's conversation.
+ */
+import { join } from 'node:path';
+import { loadAgentDirectory, mergeAgentDefinitions, parseAgentsJson, type AgentDefinition } from '../agents/definitions.js';
+import type { TranscriptRecord, TranscriptSink } from '../loop/seams.js';
+import type { PermissionMode } from '../permissions/modes.js';
+import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
+import { startSession, type OpenedSession } from '../session/sessions.js';
+
+/** Definitions from the workspace's agent files, then `--agents` (which wins by name). */
+export async function loadCliAgentDefinitions(cwd: string, agentsJson: string | undefined): Promise<AgentDefinition[]> {
+  const fromFiles = await loadAgentDirectory(join(cwd, '.rxagent', 'agents'));
+  const fromFlag = agentsJson === undefined ? [] : parseAgentsJson(agentsJson);
+  return [...mergeAgentDefinitions(fromFiles, fromFlag).values()];
+}
+
+/**
+ * The mode a child's tool calls are decided under: its definition's, else the parent's. A parent
+ * in plan mode keeps every child read-only, and a parent that bypasses permissions passes that on
+ * (as Claude Code does): a definition can narrow what a child may do, never widen a plan.
+ */
+export function childPermissionMode(parent: PermissionMode, definition: AgentDefinition): PermissionMode {
+  if (parent === 'plan' || parent === 'bypassPermissions') return parent;
+  return definition.permissionMode ?? parent;
+}
+
+export interface ChildTranscripts {
+  /** The sink for one child (its file is created on the first append). */
+  sinkFor(agentId: string): TranscriptSink;
+  /** Closes every child transcript opened so far. */
+  close(): Promise<void>;
+}
+
+/**
+ * One JSONL session per child in `dir` (session id = the agent id). Opening is asynchronous but
+ * `transcriptFor` is not: the sink opens its session on the first append and chains every append
+ * after it, in call order.
+ */
+export function createChildTranscripts(dir: string, cwd: string, version: string): ChildTranscripts {
+  const store = createJsonlSessionStore({ workspace: cwd, dir });
+  const opened: Promise<OpenedSession>[] = [];
+  return {
+    sinkFor(agentId: string): TranscriptSink {
+      let session: Promise<OpenedSession> | undefined;
+      return {
+        append(records: readonly TranscriptRecord[]): Promise<void> {
+          if (!session) {
+            session = startSession(store, { sessionId: agentId, cwd, version });
+            opened.push(session);
+          }
+          return session.then((s) => s.sink.append(records));
+        },
+      };
+    },
+    async close(): Promise<void> {
+      await Promise.allSettled(opened.map((s) => s.then((opened) => opened.close())));
+    },
+  };
+}
