@@ -4,26 +4,31 @@
  * PostToolBatch blocks -> `hook_stopped`; queued input joins the results; the next iteration
  * would exceed `maxTurns` -> `max_turns`; else `next_turn`. (Aborts are decided before this.)
  */
-import type { AssistantMessage, TextBlock, ToolResultBlock } from '../protocol/content.js';
+import type { AssistantMessage, TextBlock } from '../protocol/content.js';
 import type { HookDecision } from './seams.js';
 import { appendAll, assistantAddition, terminal, userAddition, type Addition, type DecideConfig, type Decision, type ToolBatch } from './decision.js';
-import { replayable, toolResultsMessage } from './messages.js';
+import { hookContextBlocks, replayable, toolResultsMessage, toolUsesOf } from './messages.js';
 import { nextTurn } from './transitions.js';
 import type { LoopState } from './types.js';
 
-/** Assistant message plus one user message with the results (and any queued input after them). */
+/**
+ * Assistant message plus one user message with the results, then the hooks' additional context
+ * (as text blocks, in tool_use order), then any queued input.
+ */
 export function batchAdditions(
   message: AssistantMessage,
   uuid: string,
-  results: readonly ToolResultBlock[],
+  batch: ToolBatch,
   queued: readonly TextBlock[],
   newId: () => string,
 ): Addition[] {
   // A message with tool_use blocks always stays replayable (its last block is never thinking).
   const replay = replayable(message) ?? { role: 'assistant' as const, content: message.content };
+  const context = hookContextBlocks(batch.additionalContext, toolUsesOf(message));
+  const extra = context.length === 0 ? queued : [...context, ...queued];
   return [
     assistantAddition(replay, uuid, message),
-    userAddition(toolResultsMessage(results, queued), newId(), queued.length > 0 ? 'queued_input' : 'tool_results', false),
+    userAddition(toolResultsMessage(batch.results, extra), newId(), queued.length > 0 ? 'queued_input' : 'tool_results', false),
   ];
 }
 
@@ -35,7 +40,7 @@ export function decideWithTools(
   config: DecideConfig,
 ): Decision {
   if (batch.stopContinuation) {
-    return terminal('hook_stopped', { additions: batchAdditions(message, uuid, batch.results, [], config.newId) });
+    return terminal('hook_stopped', { additions: batchAdditions(message, uuid, batch, [], config.newId) });
   }
   if (config.hasPostToolBatchHook) return { type: 'run_post_tool_batch' };
   return decideAfterPostToolBatch(state, message, uuid, batch, undefined, [], config);
@@ -53,12 +58,12 @@ export function decideAfterPostToolBatch(
   const warnings = hook?.warnings ?? [];
   if (batch.endsTurn) {
     // The turn ends anyway: a blocking PostToolBatch decision has nothing left to stop.
-    return terminal('completed', { additions: batchAdditions(message, uuid, batch.results, [], config.newId), warnings });
+    return terminal('completed', { additions: batchAdditions(message, uuid, batch, [], config.newId), warnings });
   }
   if (hook?.block !== undefined || hook?.preventContinuation !== undefined) {
-    return terminal('hook_stopped', { additions: batchAdditions(message, uuid, batch.results, [], config.newId), warnings });
+    return terminal('hook_stopped', { additions: batchAdditions(message, uuid, batch, [], config.newId), warnings });
   }
-  const additions = batchAdditions(message, uuid, batch.results, queued, config.newId);
+  const additions = batchAdditions(message, uuid, batch, queued, config.newId);
   if (state.turnCount + 1 > config.maxTurns) return terminal('max_turns', { additions, warnings });
   return { type: 'continue', state: nextTurn(state, appendAll(state, additions), batch.shared), additions, warnings };
 }

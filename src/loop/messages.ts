@@ -119,6 +119,22 @@ export function appendBlocksToLastUser(messages: readonly MessageParam[], blocks
   return [...messages.slice(0, -1), { ...last, content }];
 }
 
+/**
+ * Hook texts (PreToolUse/PostToolUse `additionalContext`) as text blocks for the user message
+ * that carries the results, after the tool_result blocks, each naming the call it is about.
+ */
+export function hookContextBlocks(
+  context: readonly { readonly toolUseId: string; readonly text: string }[] | undefined,
+  toolUses: readonly ToolUseBlock[],
+): TextBlock[] {
+  if (!context || context.length === 0) return [];
+  const names = new Map(toolUses.map((use) => [use.id, use.name] as const));
+  return context.map(({ toolUseId, text }) => {
+    const name = names.get(toolUseId);
+    return { type: 'text', text: `Note from a hook about the ${name ? `${name} call` : 'tool call'} ${toolUseId}:\n${text}` };
+  });
+}
+
 export function toolResultsMessage(results: readonly ToolResultBlock[], extra: readonly TextBlock[] = []): UserMessage {
   return { role: 'user', content: [...results, ...extra] };
 }
