@@ -63,7 +63,8 @@ describe.concurrent('subagents through the command', () => {
 
     const ofChild = lines.filter((l): l is Extract<OutputLine, { parent_tool_use_id: string | null }> => 'parent_tool_use_id' in l && l.parent_tool_use_id === 'toolu_agent_1');
     expect(ofChild.map((l) => l.type)).toEqual(['assistant', 'user', 'assistant']);
-    expect(JSON.stringify(ofChild[1]!.message.content)).toContain('the secret is 7');
+    const childResult = ofChild[1]!;
+    expect(childResult.type === 'user' && JSON.stringify(childResult.message.content)).toContain('the secret is 7');
     const topLevel = lines.filter((l) => !('parent_tool_use_id' in l) || l.parent_tool_use_id === null);
     expect(topLevel.map((l) => l.type)).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
     const agentResult = topLevel[2]!;
