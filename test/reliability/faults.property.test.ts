@@ -15,7 +15,10 @@ import fc from 'fast-check';
 import { defer, finalize, type Observable, type Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createContextGovernor } from '../../src/context/createContextGovernor.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
+import { joinConsecutiveUsers } from '../../src/loop/messages.js';
+import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
 import type { AgentLoopHooks } from '../../src/loop/options.js';
 import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
 import { createJsonlSessionStore } from '../../src/session/jsonlSessionStore.js';
@@ -144,6 +147,7 @@ function failingHooks(s: Scenario): AgentLoopHooks {
       : {}),
     ...(s.hooks.postToolUse ? { postToolUse: [() => Promise.reject(new Error('post hook failed'))] } : {}),
     ...(s.hooks.stop ? { stop: () => Promise.reject(new Error('stop hook failed')) } : {}),
+    ...(s.hooks.userPromptSubmit ? { userPromptSubmit: () => Promise.reject(new Error('prompt hook failed')) } : {}),
     ...(s.hooks.postToolBatch
       ? {
           postToolBatch: () => {
@@ -185,6 +189,7 @@ let cleanup: () => Promise<void>;
 let runNumber = 0;
 /** How runs ended, to check the generator reaches the many endings (not only `completed`). */
 const reasonsSeen = new Map<string, number>();
+let historiesChecked = 0;
 beforeAll(async () => ({ dir, cleanup } = await makeTempDir('rxagent-faults-')));
 afterAll(async () => cleanup());
 
@@ -266,6 +271,16 @@ async function runScenario(s: Scenario): Promise<void> {
       transcript: session.sink,
       maxOutputTokens: 2048,
       ...(s.maxTurns !== undefined ? { maxTurns: s.maxTurns } : {}),
+      ...(s.fallback ? { fallbackModel: 'claude-haiku-4-5' } : {}),
+      ...(s.governor
+        ? {
+            contextGovernor: createContextGovernor({
+              client,
+              keepRecentTokens: 200,
+              modelLimits: { claude: { contextWindow: 40_000, maxOutputTokens: 4_000 } },
+            }),
+          }
+        : {}),
     });
     const outcome = await play(loop$, s, controller);
 
@@ -280,6 +295,16 @@ async function runScenario(s: Scenario): Promise<void> {
       if (!outcome.completed) problems.push('the loop did not complete');
     } else if (terminals.length > 1) {
       problems.push(`${terminals.length} terminals before unsubscribe`);
+    }
+
+    // 1b. The terminal's history (what a child or resumed loop starts from) forms a valid request
+    //     once the next prompt is added: every tool_use answered, no dangling thinking, ...
+    const history = terminals[0]?.messages;
+    if (history !== undefined) {
+      historiesChecked++;
+      const next = joinConsecutiveUsers([...history, { role: 'user', content: 'next' }]);
+      const errors = validateMessagesRequest({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages: next });
+      if (errors.length > 0) problems.push(`terminal history is not a valid request: ${errors.join('; ')}`);
     }
 
     // 2. Nothing left running right after the end: no open model stream, no library timer, no
@@ -342,6 +367,8 @@ describe('agentLoop under random faults (real HTTP, scripted server)', () => {
   it('always ends with one terminal, sends only valid requests, resumes validly and leaks nothing', async () => {
     await fc.assert(fc.asyncProperty(scenarioArb, (s) => runScenario(s)), fcParams(300));
     console.info('terminal reasons over the runs:', Object.fromEntries([...reasonsSeen].sort((a, b) => b[1] - a[1])));
+    console.info(`terminal histories checked: ${historiesChecked}`);
+    expect(historiesChecked).toBeGreaterThan(0);
     // A generator that drifted into one kind of ending would make every check above cheap.
     for (const reason of ['completed', 'api_error', 'aborted_streaming', 'unsubscribed', 'max_turns']) {
       expect(reasonsSeen.get(reason) ?? 0, reason).toBeGreaterThan(0);

@@ -39,7 +39,9 @@ export type ResponseSpec =
       readonly body: 'default' | 'html' | 'empty';
       readonly retryAfter: boolean;
     }
-  | { readonly k: 'stall' };
+  | { readonly k: 'stall' }
+  /** The API's prompt-too-long refusal: reactive compaction when a governor is present. */
+  | { readonly k: 'too_long' };
 
 export type AbortSpec =
   | { readonly k: 'none' }
@@ -53,6 +55,7 @@ export interface HookFailures {
   readonly postToolUse: boolean;
   readonly stop: boolean;
   readonly postToolBatch: boolean;
+  readonly userPromptSubmit: boolean;
 }
 
 export interface Scenario {
@@ -60,6 +63,10 @@ export interface Scenario {
   readonly abort: AbortSpec;
   readonly hooks: HookFailures;
   readonly maxTurns?: number;
+  /** Switch to this model when the primary stays overloaded. */
+  readonly fallback: boolean;
+  /** Run with `createContextGovernor` (a small window, so compaction requests happen too). */
+  readonly governor: boolean;
 }
 
 const toolNameArb = fc.constantFrom<ToolName>(...TOOL_NAMES, 'no_such_tool');
@@ -112,6 +119,7 @@ const responseArb: fc.Arbitrary<ResponseSpec> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant<ResponseSpec>({ k: 'stall' }) },
+  { weight: 1, arbitrary: fc.constant<ResponseSpec>({ k: 'too_long' }) },
 );
 
 const abortArb: fc.Arbitrary<AbortSpec> = fc.oneof(
@@ -125,14 +133,19 @@ const abortArb: fc.Arbitrary<AbortSpec> = fc.oneof(
 /** True one time in four: most runs keep their hooks working so later steps are reached. */
 const rarely = fc.integer({ min: 0, max: 3 }).map((n) => n === 0);
 
+/** One time in ten: a failing prompt hook ends the run before any request. */
+const seldom = fc.integer({ min: 0, max: 9 }).map((n) => n === 0);
+
 export const scenarioArb: fc.Arbitrary<Scenario> = fc.record(
   {
     responses: fc.array(responseArb, { minLength: 1, maxLength: 6 }),
     abort: abortArb,
-    hooks: fc.record({ preToolUse: rarely, postToolUse: rarely, stop: rarely, postToolBatch: rarely }),
+    hooks: fc.record({ preToolUse: rarely, postToolUse: rarely, stop: rarely, postToolBatch: rarely, userPromptSubmit: seldom }),
     maxTurns: fc.integer({ min: 1, max: 8 }),
+    fallback: fc.boolean(),
+    governor: fc.boolean(),
   },
-  { requiredKeys: ['responses', 'abort', 'hooks'] },
+  { requiredKeys: ['responses', 'abort', 'hooks', 'fallback', 'governor'] },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +175,13 @@ export function toScripted(spec: ResponseSpec, index: number): ScriptedResponse 
   switch (spec.k) {
     case 'stall':
       return { kind: 'stall' };
+    case 'too_long':
+      return {
+        kind: 'http_error',
+        status: 400,
+        errorType: 'invalid_request_error',
+        message: 'prompt is too long: 250000 tokens > 200000 maximum',
+      };
     case 'http': {
       const headers: Record<string, string> = spec.retryAfter ? { 'retry-after': '0' } : {};
       if (spec.body === 'default') return { kind: 'http_error', status: spec.status, headers };
