@@ -184,8 +184,10 @@ Options:
   -p, --print                       Run one turn without the interactive view and print the result
                                     (prompt from the argument, or from stdin when none is given)
   --output-format <format>          text (default), json, or stream-json (one JSON object per line)
-  --verbose                         Full event output (stream-json) and error details
+  --verbose                         With json: every stream-json line as one array; stacks of
+                                    internal errors (stream-json does not need it)
   --include-partial-messages        With stream-json: also print raw stream events as they arrive
+                                    (ignored by the other formats)
   --max-turns <n>                   Stop after n model iterations
   --model <model>                   Model name (default: ${DEFAULT_MODEL})
   --fallback-model <model>          Model to switch to when the main one stays overloaded

@@ -73,7 +73,12 @@ async function runPrint(options: CliOptions): Promise<number> {
         permissionMode: run.permissionMode,
         apiKeySource: run.apiKeySource,
       },
-      { includePartialMessages: options.includePartialMessages, newUuid: randomUUID, now: Date.now },
+      {
+        // Partial messages are a stream-json feature; other formats ignore the flag (as Claude Code does).
+        includePartialMessages: options.includePartialMessages && options.outputFormat === 'stream-json',
+        newUuid: randomUUID,
+        now: Date.now,
+      },
     );
     mapperRef = mapper;
     return await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr });

@@ -1,6 +1,10 @@
 /**
  * `-p`: one user turn, printed as text, json or stream-json, and the exit status of its
  * terminal. stdout carries only the chosen format; diagnostics go to stderr.
+ *
+ * As in Claude Code's print mode: `json` prints the result object, or with `--verbose` one JSON
+ * array of every line stream-json would print (init first, result last); `text` prints the final
+ * answer whatever `--verbose` says. Partial messages (`stream_event`) exist only in stream-json.
  */
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, tap } from 'rxjs';
@@ -27,8 +31,10 @@ export async function runPrintMode(
 ): Promise<number> {
   const emit = (line: OutputLine) => io.writeOut(JSON.stringify(line) + '\n');
   const streaming = options.outputFormat === 'stream-json';
-  if (streaming) {
-    emit(
+  /** `--output-format json --verbose`: every line, printed at the end as one array. */
+  const collected: OutputLine[] | undefined = options.outputFormat === 'json' && options.verbose ? [] : undefined;
+  if (streaming || collected) {
+    (collected ? (l: OutputLine) => void collected.push(l) : emit)(
       initLine(
         {
           sessionId: run.sessionId,
@@ -53,6 +59,7 @@ export async function runPrintMode(
           resultLine = lines.find((l) => l.type === 'result');
         }
         if (streaming) lines.forEach(emit);
+        else if (collected) for (const line of lines) if (line.type !== 'stream_event') collected.push(line);
       }),
     ),
     { defaultValue: undefined },
@@ -62,7 +69,8 @@ export async function runPrintMode(
   }
   if (terminal.messages) run.history = terminal.messages;
   const code = exitCodeOf(terminal.reason);
-  if (options.outputFormat === 'json') emit(resultLine);
+  if (collected) io.writeOut(JSON.stringify(collected) + '\n');
+  else if (options.outputFormat === 'json') emit(resultLine);
   if (options.outputFormat === 'text' && code === 0) {
     const text = resultLine.result ?? '';
     io.writeOut(text.endsWith('\n') || text === '' ? text : `${text}\n`);
