@@ -307,6 +307,18 @@ async function runScenario(s: Scenario): Promise<void> {
       if (errors.length > 0) problems.push(`terminal history is not a valid request: ${errors.join('; ')}`);
     }
 
+    // 1c. Nothing acknowledged is lost: a tool result the consumer saw is in the final history,
+    //     unless that attempt was voided (a stream retry or a fallback's tombstone).
+    const voided = outcome.events.some((e) => e.type === 'stream_retry' || e.type === 'tombstone');
+    if (history !== undefined && !voided) {
+      const kept = new Set(
+        history.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])))),
+      );
+      for (const e of outcome.events) {
+        if (e.type === 'tool_result' && !kept.has(e.toolUseId)) problems.push(`tool result ${e.toolUseId} (${e.name}) was shown but is not in the final history`);
+      }
+    }
+
     // 2. Nothing left running right after the end: no open model stream, no library timer, no
     //    response left open on the server (the client aborted what it abandoned).
     if (open.n !== 0) problems.push(`${open.n} model streams still subscribed`);
