@@ -26,7 +26,6 @@ describe('leak helper', () => {
     expect(problems.join()).toMatch(/TCPServerWrap/);
     expect(problems.join()).toMatch(/TCPSocketWrap/);
     socket.destroy();
-    server.closeAllConnections?.();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     expect(await waitForNoLeaks(before)).toEqual([]);
   });
