@@ -18,7 +18,23 @@ export interface ProcessGroupOptions {
   readonly maxOutputChars?: number;
   /** Interleave stdout and stderr into `output` (Bash) or keep them apart (hooks). */
   readonly combineOutput: boolean;
+  /** Default: this process's environment without our own credentials (`childEnvironment()`). */
   readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Variables holding the credentials rxagent itself uses. Claude Code hands its whole environment
+ * to commands; we keep everything else (PATH, proxies, tokens the user's tools need) but not the
+ * API key: a model-run `env`, `printenv` or `cat /proc/self/environ` must not put it in a tool
+ * result (and so in the transcript and the next request). A command that really needs it can be
+ * given it explicitly through `env`.
+ */
+export const SECRET_ENV_VARS: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+
+export function childEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env = { ...base };
+  for (const name of SECRET_ENV_VARS) delete env[name];
+  return env;
 }
 
 export interface ProcessGroupResult {
@@ -50,7 +66,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
       cwd: options.cwd,
       detached: true, // own process group, so the whole tree can be signalled at once
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: options.env ?? process.env,
+      env: options.env ?? childEnvironment(),
     });
     const pid = child.pid;
 
