@@ -18,6 +18,8 @@ export interface RenderOptions {
 export interface TerminalRenderer {
   /** Text to write for this event ('' when nothing). */
   render(event: LoopEvent): string;
+  /** Whether what was written so far ends a line (live lines may only be drawn then). */
+  atLineStart(): boolean;
 }
 
 /** A short, one-line view of a tool's input: the field a person recognizes the call by. */
@@ -152,5 +154,5 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
     }
   };
 
-  return { render };
+  return { render, atLineStart: () => atLineStart };
 }

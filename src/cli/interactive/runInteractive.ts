@@ -1,21 +1,30 @@
 /**
  * The interactive prompt loop (no `-p`): read a prompt, run the turn with the live view, print
- * its summary, repeat. Ctrl-C during a turn interrupts it (the terminal and the transcript are
- * kept); Ctrl-C again, or Ctrl-C at the prompt, or end of input, leaves. Permission 'ask'
- * decisions become a y/n question when stdin is a terminal.
+ * its summary, repeat. A line typed while a turn runs is submitted to it (`createAgentRun`):
+ * queued and absorbed after the current tool batch, so the model sees it in its next request; a
+ * line the turn could not take (it was ending) starts the next turn. Ctrl-C during a turn aborts
+ * it (tools per their interruptBehavior, the terminal and the transcript are kept); Ctrl-C again,
+ * or Ctrl-C at the prompt, or end of input, leaves. Permission 'ask' decisions become a y/n
+ * question when stdin is a terminal. On a terminal each running tool has a live line with its
+ * elapsed time; piped output gets plain start/finish lines only.
+ *
+ * Subagents are not offered here: the agent tree has no submission queue of its own yet.
  *
  * Exit status: that of the last turn (0 when it succeeded), so `rxagent "prompt" </dev/null`
  * behaves like a one-shot command.
  */
 import { homedir } from 'node:os';
-import { createInterface, type Interface } from 'node:readline';
-import { lastValueFrom, tap } from 'rxjs';
-import { agentLoopWithSubagents } from '../../agents/agentTree.js';
+import { clearScreenDown, createInterface, moveCursor, type Interface } from 'node:readline';
+import { interval, lastValueFrom, tap } from 'rxjs';
+import { AGENT_TOOL_NAME } from '../../agents/agentTool.js';
+import { createAgentRun } from '../../loop/createAgentRun.js';
 import type { TerminalEvent } from '../../loop/types.js';
 import type { PermissionAnswer, PermissionRequest } from '../../permissions/createPermissionPolicy.js';
 import type { CliOptions } from '../args.js';
 import { buildRun, type PreparedRun } from '../buildRun.js';
+import { BUILTIN_TOOL_NAMES } from '../../tools/builtin/createBuiltinTools.js';
 import { exitCodeOf } from '../output/resultLine.js';
+import { createLiveTools } from './liveTools.js';
 import { createTerminalRenderer, summarizeToolInput } from './render.js';
 
 export interface InteractiveIO {
@@ -27,10 +36,35 @@ export async function runInteractive(
   options: CliOptions,
   io: InteractiveIO = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
-  const write = (text: string) => void io.output.write(text);
   const color = io.output.isTTY === true;
   const canAsk = io.input.isTTY === true;
   let rl: Interface | undefined;
+
+  // Live tool lines (terminal only): drawn below everything else, erased before any other output.
+  const live = createLiveTools();
+  let liveDrawn = 0;
+  /** False outside a turn and while a permission question is open. */
+  let liveAllowed = false;
+  /** Live lines are drawn only below complete lines (never after streamed text mid-line). */
+  let atLineStart = () => true;
+  const eraseLive = () => {
+    if (liveDrawn === 0) return;
+    moveCursor(io.output, 0, -liveDrawn);
+    clearScreenDown(io.output);
+    liveDrawn = 0;
+  };
+  const drawLive = () => {
+    if (!color || !liveAllowed || live.size === 0 || !atLineStart()) return;
+    const lines = live.lines(Date.now());
+    io.output.write(lines.map((l) => `${l}\n`).join(''));
+    liveDrawn = lines.length;
+  };
+  const write = (text: string) => {
+    if (text === '') return;
+    eraseLive();
+    io.output.write(text);
+    drawLive();
+  };
 
   const ask = (request: PermissionRequest): Promise<PermissionAnswer> =>
     new Promise((resolve) => {
@@ -38,13 +72,18 @@ export async function runInteractive(
       const what = summarizeToolInput(request.toolName, request.input);
       const onAbort = () => resolve({ behavior: 'deny', message: 'The call was cancelled before the user answered.' });
       request.signal.addEventListener('abort', onAbort, { once: true });
+      eraseLive();
+      liveAllowed = false;
       rl.question(`Allow ${request.toolName}${what ? ` ${what}` : ''}? (${request.reason}) [y/N] `, (answer) => {
         request.signal.removeEventListener('abort', onAbort);
+        liveAllowed = current !== undefined;
         resolve(/^y(es)?$/i.test(answer.trim()) ? { behavior: 'allow' } : { behavior: 'deny', message: 'The user declined this call. Ask them how to proceed.' });
       });
     });
 
-  const run: PreparedRun = await buildRun(options, {
+  // No Agent tool here (see above): the built-ins `--tools` asks for, all of them by default.
+  const builtins = (options.tools ?? BUILTIN_TOOL_NAMES).filter((name) => name !== AGENT_TOOL_NAME);
+  const run: PreparedRun = await buildRun({ ...options, tools: builtins }, {
     env: process.env,
     cwd: process.cwd(),
     homeDir: homedir(),
@@ -63,10 +102,17 @@ export async function runInteractive(
   let ended = false;
   const pending: string[] = options.prompt !== undefined ? [options.prompt] : [];
   let wake: (() => void) | undefined;
+  /** Hands a line to the running turn; false when there is none or it no longer takes input. */
+  let submitToTurn: ((text: string) => boolean) | undefined;
 
   rl = createInterface({ input: io.input, output: io.output, terminal: canAsk });
   rl.on('line', (text) => {
     if (text.trim() === '') return canAsk ? rl?.prompt() : undefined;
+    if (submitToTurn?.(text)) {
+      const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+      write(`${atLineStart() ? '' : '\n'}(queued for the running turn: ${shown})\n`);
+      return;
+    }
     pending.push(text);
     wake?.();
   });
@@ -97,10 +143,33 @@ export async function runInteractive(
     current = controller;
     interrupts = 0;
     let terminal: TerminalEvent | undefined;
+    const { agents: _noSubagents, ...loopOptions } = run.loopOptions(prompt, controller.signal);
+    const agentRun = createAgentRun(loopOptions);
+    const submitted = new Map<string, string>();
+    submitToTurn = (text) => {
+      const handle = agentRun.submit(text);
+      if (handle.accepted) submitted.set(handle.id, text);
+      return handle.accepted;
+    };
+    atLineStart = renderer.atLineStart;
+    liveAllowed = true;
+    const ticker = color
+      ? interval(200).subscribe(() => {
+          eraseLive();
+          drawLive();
+        })
+      : undefined;
     try {
       await lastValueFrom(
-        agentLoopWithSubagents(run.loopOptions(prompt, controller.signal)).pipe(
+        agentRun.events$.pipe(
           tap((event) => {
+            if (event.type === 'tool_start') live.start(event.toolUseId, `${event.name} ${summarizeToolInput(event.name, event.input)}`.trim(), Date.now());
+            if (event.type === 'tool_result') live.finish(event.toolUseId);
+            // A submission the turn ended before absorbing is not lost: it becomes the next turn.
+            if (event.type === 'command_lifecycle' && event.status === 'discarded') {
+              const text = submitted.get(event.id);
+              if (text !== undefined) pending.push(text);
+            }
             write(renderer.render(event));
             if (event.type === 'terminal') terminal = event;
           }),
@@ -108,7 +177,11 @@ export async function runInteractive(
         { defaultValue: undefined },
       );
     } finally {
+      ticker?.unsubscribe();
+      submitToTurn = undefined;
       current = undefined;
+      eraseLive();
+      liveAllowed = false;
     }
     if (!terminal) throw new Error('the agent loop ended without a terminal event');
     if (terminal.messages) run.history = terminal.messages;
