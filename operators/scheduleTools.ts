@@ -72,6 +72,12 @@ export interface ScheduleToolsOptions {
    * 'cancel' (SPEC §4 "Interrupts"). Assume true until told otherwise.
    */
   readonly onInterruptibleChange?: (interruptible: boolean) => void;
+  /**
+   * Honour a PreToolUse 'defer' when the response holds exactly one tool call (known once the
+   * model is done; a hook answering 'defer' earlier waits for that). Off (interactive runs):
+   * 'defer' is ignored. Default false.
+   */
+  readonly allowDefer?: boolean;
 }
 
 /**
@@ -122,6 +128,34 @@ export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<A
       let batchTimer: Subscription | undefined;
       let disposed = false;
 
+      // Deferral needs the call to be alone in its response: count the tool calls and answer
+      // waiting hooks once the model is done (or the attempt is void: then never defer).
+      let toolUses = 0;
+      let modelDone = false;
+      let deferWaiters: ((alone: boolean) => void)[] = [];
+      const settleDeferrals = (alone: boolean): void => {
+        const waiters = deferWaiters;
+        deferWaiters = [];
+        for (const resolve of waiters) resolve(alone);
+      };
+      const mayDefer = (): boolean | Promise<boolean> => {
+        if (modelDone || toolUses > 1) return modelDone && toolUses === 1;
+        return new Promise<boolean>((resolve) => deferWaiters.push(resolve));
+      };
+      const trackDeferral = (event: AssemblyOutput): void => {
+        if (event.type === 'block' && event.block.type === 'tool_use') {
+          toolUses++;
+          if (toolUses > 1) settleDeferrals(false);
+        } else if (event.type === 'message_delta' || event.type === 'message') {
+          modelDone = true;
+          settleDeferrals(toolUses === 1);
+        } else if (event.type === 'stream_retry') {
+          toolUses = 0;
+          modelDone = false;
+          settleDeferrals(false);
+        }
+      };
+
       // Inputs arriving while one is being applied (a synchronous tool finishing inside its
       // own start) wait their turn: every step sees a consistent state, and events keep order.
       const queue: SchedulerInput[] = [];
@@ -157,6 +191,7 @@ export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<A
               ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
               ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
               ...(options.trace ? { trace: options.trace } : {}),
+              ...(options.allowDefer ? { mayDefer } : {}),
             }).subscribe((event) => dispatch(toolEventInput(key, event, command.call.classified.concurrencySafe)));
             if (!subscription.closed) running.set(key, subscription);
             return;
@@ -207,6 +242,7 @@ export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<A
       const dispose = (): void => {
         if (disposed) return;
         disposed = true;
+        settleDeferrals(false);
         batchTimer?.unsubscribe();
         for (const subscription of running.values()) subscription.unsubscribe();
         running.clear();
@@ -215,12 +251,21 @@ export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<A
       const fromSource = source$.pipe(
         tap({
           next: (event) => {
+            if (options.allowDefer) trackDeferral(event);
             const input = toSchedulerInput(event, registry);
             if (input) dispatch(input);
           },
-          complete: () => dispatch({ type: 'source_complete' }),
+          complete: () => {
+            // A response that ended without a message_delta still has all its calls.
+            if (!modelDone) {
+              modelDone = true;
+              settleDeferrals(toolUses === 1);
+            }
+            dispatch({ type: 'source_complete' });
+          },
         }),
         catchError((error: unknown) => {
+          settleDeferrals(false);
           dispatch({ type: 'source_error', error });
           return EMPTY;
         }),

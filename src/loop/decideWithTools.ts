@@ -4,7 +4,7 @@
  * PostToolBatch blocks -> `hook_stopped`; queued input joins the results; the next iteration
  * would exceed `maxTurns` -> `max_turns`; else `next_turn`. (Aborts are decided before this.)
  */
-import type { AssistantMessage, TextBlock } from '../protocol/content.js';
+import type { AssistantMessage, TextBlock, ToolUseBlock } from '../protocol/content.js';
 import type { HookDecision } from './seams.js';
 import { appendAll, assistantAddition, terminal, userAddition, type Addition, type DecideConfig, type Decision, type ToolBatch } from './decision.js';
 import { hookContextBlocks, replayable, toolResultsMessage, toolUsesOf } from './messages.js';
@@ -39,11 +39,24 @@ export function decideWithTools(
   batch: ToolBatch,
   config: DecideConfig,
 ): Decision {
+  const deferred = batch.deferred && deferredCall(message, batch.deferred.toolUseId);
+  if (deferred) {
+    // The call did not run and gets no result: the history ends with the assistant message
+    // holding it, and the caller supplies the result when resuming (SPEC §3, controlled).
+    const replay = replayable(message) ?? { role: 'assistant' as const, content: message.content };
+    return terminal('tool_deferred', { additions: [assistantAddition(replay, uuid, message)], deferredToolUse: deferred });
+  }
   if (batch.stopContinuation) {
     return terminal('hook_stopped', { additions: batchAdditions(message, uuid, batch, [], config.newId) });
   }
   if (config.hasPostToolBatchHook) return { type: 'run_post_tool_batch' };
   return decideAfterPostToolBatch(state, message, uuid, batch, undefined, [], config);
+}
+
+/** The deferred call, when it is the response's only one (otherwise its placeholder result stands). */
+function deferredCall(message: AssistantMessage, toolUseId: string): ToolUseBlock | undefined {
+  const uses = toolUsesOf(message);
+  return uses.length === 1 && uses[0]!.id === toolUseId ? uses[0] : undefined;
 }
 
 export function decideAfterPostToolBatch(

@@ -1,5 +1,5 @@
 /** What the decide functions return, and the history bookkeeping they share. Pure. */
-import type { AssistantMessage, MessageParam } from '../protocol/content.js';
+import type { AssistantMessage, MessageParam, ToolUseBlock } from '../protocol/content.js';
 import type { ToolEvent } from '../tools/types.js';
 import type { Appended } from './transitions.js';
 import type { LoopError, LoopState, TerminalReason, UserMessageReason } from './types.js';
@@ -24,6 +24,7 @@ export type Decision =
       readonly error?: LoopError;
       readonly additions: readonly Addition[];
       readonly warnings: readonly string[];
+      readonly deferredToolUse?: ToolUseBlock;
     }
   | { readonly type: 'continue'; readonly state: LoopState; readonly additions: readonly Addition[]; readonly warnings: readonly string[] }
   /** Ask the Stop hook, then call `decideAfterStopHook`. */
@@ -42,12 +43,13 @@ export interface DecideConfig {
 
 export function terminal(
   reason: TerminalReason,
-  extra: { error?: LoopError; additions?: readonly Addition[]; warnings?: readonly string[] } = {},
+  extra: { error?: LoopError; additions?: readonly Addition[]; warnings?: readonly string[]; deferredToolUse?: ToolUseBlock } = {},
 ): Decision {
   return {
     type: 'terminal',
     reason,
     ...(extra.error ? { error: extra.error } : {}),
+    ...(extra.deferredToolUse ? { deferredToolUse: extra.deferredToolUse } : {}),
     additions: extra.additions ?? [],
     warnings: extra.warnings ?? [],
   };

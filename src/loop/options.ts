@@ -17,6 +17,8 @@ export interface ToolSchedulerInput {
   readonly canUseTool: CanUseTool | undefined;
   /** The loop uses it to know whether a new submission may interrupt (SPEC §4). */
   readonly onInterruptibleChange?: (interruptible: boolean) => void;
+  /** Honour a PreToolUse 'defer' for a response's only call (non-interactive runs). */
+  readonly allowDefer?: boolean;
 }
 export type ToolSchedulerFactory = (input: ToolSchedulerInput) => OperatorFunction<AssemblyOutput, ToolEvent>;
 
@@ -72,6 +74,12 @@ export interface AgentLoopOptions {
   readonly shared?: SharedContext;
   /** Identical consecutive tool calls refused from this count on. Default 3; 0 disables. */
   readonly repeatedToolCallLimit?: number;
+  /**
+   * A person is there to answer (permission prompts): a PreToolUse hook's 'defer' is then
+   * ignored. Default false: a 'defer' of a response's only tool call ends the loop
+   * `tool_deferred` (SPEC §3), leaving that tool_use unanswered for the caller to resolve.
+   */
+  readonly interactive?: boolean;
   /** Aborting ends the loop with `aborted_streaming` / `aborted_tools` (a terminal is emitted). */
   readonly signal?: AbortSignal;
   /** Query tracking: defaults to a fresh uuid and 0. */

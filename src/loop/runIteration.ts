@@ -186,6 +186,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         ...(decision.error ? { error: decision.error } : {}),
         ...(state.lastAssistantText !== undefined ? { lastAssistantText: state.lastAssistantText } : {}),
         messages,
+        ...(decision.deferredToolUse ? { deferredToolUse: decision.deferredToolUse } : {}),
       });
       return concat(from(out), flushTranscript(), of(terminalEvent));
     };
@@ -425,9 +426,18 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           return [ev({ type: 'tool_start', toolUseId: event.toolUseId, name: event.name, input: event.input })];
         case 'tool_progress':
           return [ev({ type: 'tool_progress', toolUseId: event.toolUseId, name: event.name, data: event.data })];
-        case 'tool_result':
+        case 'tool_result': {
           attempt.results.set(event.toolUseId, event.result);
-          return [ev({ type: 'tool_result', toolUseId: event.toolUseId, name: event.name, result: event.result, durationMs: event.durationMs })];
+          const result = ev({ type: 'tool_result', toolUseId: event.toolUseId, name: event.name, result: event.result, durationMs: event.durationMs });
+          if (!event.deferral) return [result];
+          // An accepted deferral has no result yet (the terminal names the call); an ignored one ran.
+          if (event.deferral.accepted) return [];
+          const why = ctx.options.interactive === true ? 'this run is interactive' : 'its response holds other tool calls';
+          return [
+            ev({ type: 'warning', message: `a PreToolUse hook deferred ${event.name} (${event.toolUseId}), which was ignored: ${why}`, code: 'tool_defer_ignored' }),
+            result,
+          ];
+        }
         case 'tool_batch': {
           if (attempt.refused.size === 0) {
             attempt.batch = event;
@@ -476,6 +486,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
                         onInterruptibleChange: (interruptible) => {
                           ctx.interruptible = interruptible;
                         },
+                        allowDefer: ctx.options.interactive !== true,
                       }),
                       mergeMap(onTool),
                       // The model branch recorded the error; the scheduler re-emits it after its batch.

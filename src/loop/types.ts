@@ -13,6 +13,7 @@ import type {
   AssistantMessage,
   MessageParam,
   ToolResultBlock,
+  ToolUseBlock,
   Usage,
 } from '../protocol/content.js';
 import type { AssemblyEvent } from '../assembly/types.js';
@@ -203,6 +204,12 @@ export interface TerminalEventBody {
   readonly lastAssistantText?: string;
   /** The final history (what a resumed or child loop would start from). */
   readonly messages?: readonly MessageParam[];
+  /**
+   * `tool_deferred`: the call a PreToolUse hook deferred. It was not run and has no result:
+   * `messages` ends with the assistant message holding it. To resume, append a user message
+   * with its `tool_result` (a resumed transcript without one gets a synthetic error result).
+   */
+  readonly deferredToolUse?: ToolUseBlock;
 }
 
 export type LoopEventType = LoopEvent['type'];

@@ -59,6 +59,11 @@ export function hookBlockedText(name: string, reason: string): string {
   return `A PreToolUse hook blocked \`${name}\`: ${reason}`;
 }
 
+/** Placeholder for a deferred call (the loop ends before sending it; shown if it ever is). */
+export function deferredText(name: string, reason: string | undefined): string {
+  return `A PreToolUse hook deferred \`${name}\`${reason ? ` (${reason})` : ''}; it was not run.`;
+}
+
 export function postHookBlockedText(reason: string): string {
   return `A PostToolUse hook flagged this result: ${reason}`;
 }

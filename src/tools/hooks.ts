@@ -32,14 +32,18 @@ export interface PreToolUseInput {
  * What a PreToolUse hook may answer. `{}` (or `undefined`) means "no opinion, go on".
  * - `decision`: 'deny' refuses the call (error result with `reason`); 'allow' is passed to
  *   `canUseTool` as `hookDecision` (the permission layer may still refuse, e.g. a deny rule);
- *   'ask' asks for approval, which a non-interactive session turns into a denial.
+ *   'ask' asks for approval, which a non-interactive session turns into a denial; 'defer'
+ *   postpones the call: in a non-interactive run whose response holds only this one tool call,
+ *   the call is not run and the loop ends `tool_deferred` with the tool_use unanswered (the
+ *   caller supplies its result when resuming). Elsewhere (interactive, or other calls in the
+ *   same response, whose results could not be paired on resume) it is ignored with a warning.
  * - `updatedInput`: replaces the input; validated again against the input schema (step 8) and
  *   an invalid rewrite becomes a configuration error result: the tool is never called with it.
  * - `additionalContext`: text for the model, delivered next to the tool result.
  * - `stopContinuation`: the call still runs, but the loop ends after the batch.
  */
 export interface PreToolUseResult {
-  readonly decision?: PermissionDecision;
+  readonly decision?: PermissionDecision | 'defer';
   readonly reason?: string;
   readonly updatedInput?: Record<string, unknown>;
   readonly additionalContext?: string;

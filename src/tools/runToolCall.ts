@@ -19,6 +19,7 @@ import { classifyCall, type ClassifiedCall } from './classifyCall.js';
 import {
   abortedBeforeStartText,
   cancelledText,
+  deferredText,
   errorMessage,
   hookBlockedText,
   invalidJsonText,
@@ -82,6 +83,12 @@ export interface RunToolCallOptions {
   readonly trace?: (entry: PipelineTraceEntry) => void;
   /** A classification made earlier (by the scheduler), so the input is not parsed twice. */
   readonly prepared?: ClassifiedCall;
+  /**
+   * Whether a PreToolUse 'defer' may be honoured for this call (the scheduler answers once it
+   * knows the call is alone in its response). Absent or false: 'defer' is ignored, reported on
+   * the result as `deferral: { accepted: false }`.
+   */
+  readonly mayDefer?: () => boolean | PromiseLike<boolean>;
 }
 
 type Prepared = { readonly ok: true; readonly tool: Tool; readonly input: unknown } | { readonly ok: false };
@@ -121,6 +128,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
     const { id: toolUseId, name } = block;
     const additionalContext: string[] = [];
     let stopContinuation: StopContinuation | undefined;
+    let deferral: { readonly accepted: boolean; readonly reason?: string } | undefined;
     let inProgress = false;
     let finished = false;
     let currentStep: PipelineStep = 'find_tool';
@@ -159,6 +167,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
         ...(outcome?.contextChange ? { contextChange: outcome.contextChange } : {}),
         ...(additionalContext.length > 0 ? { additionalContext: [...additionalContext] } : {}),
         ...(stopContinuation ? { stopContinuation } : {}),
+        ...(deferral ? { deferral } : {}),
       };
       subscriber.next(event);
       trace('clear_in_progress', inProgress ? 'ok' : 'skipped');
@@ -240,6 +249,21 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
         if (answer.stopContinuation && !stopContinuation) stopContinuation = answer.stopContinuation;
         if (answer.decision === 'deny') {
           return fail('pre_tool_use', hookBlockedText(name, answer.reason ?? 'no reason given'));
+        }
+        if (answer.decision === 'defer' && deferral === undefined) {
+          let accepted = false;
+          try {
+            accepted = options.mayDefer ? (yield* settle(options.mayDefer())) === true : false;
+          } catch {
+            accepted = false;
+          }
+          deferral = answer.reason !== undefined ? { accepted, reason: answer.reason } : { accepted };
+          if (accepted) {
+            // Not run, not answered: the placeholder result never reaches the model.
+            trace('pre_tool_use', 'ok', 'deferred');
+            finish(errorResult(toolUseId, deferredText(name, answer.reason)));
+            return { ok: false };
+          }
         }
         if (answer.updatedInput !== undefined) {
           input = answer.updatedInput;

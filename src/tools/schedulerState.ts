@@ -40,6 +40,8 @@ export interface ScheduledCall {
   endsTurn: boolean;
   additionalContext: readonly string[] | undefined;
   stopContinuation: StopContinuation | undefined;
+  /** A PreToolUse hook deferred the call and the deferral was accepted (the call did not run). */
+  deferred: { readonly reason?: string } | undefined;
 }
 
 /** Why no new call may start any more. */
@@ -188,6 +190,7 @@ function onToolUse(state: SchedulerState, classified: ClassifiedCall, blockIndex
     endsTurn: false,
     additionalContext: undefined,
     stopContinuation: undefined,
+    deferred: undefined,
   };
   state.calls.push(call);
   state.lastBlockIndex = Math.max(state.lastBlockIndex, blockIndex);
@@ -276,6 +279,8 @@ function finishCall(state: SchedulerState, call: ScheduledCall, event: ToolResul
   call.endsTurn = event.endsTurn;
   call.additionalContext = event.additionalContext;
   call.stopContinuation = event.stopContinuation;
+  call.deferred =
+    event.deferral?.accepted === true ? (event.deferral.reason !== undefined ? { reason: event.deferral.reason } : {}) : undefined;
   state.done++;
   commands.push({ type: 'emit', event });
 }
@@ -373,11 +378,13 @@ function emitBatch(state: SchedulerState, commands: SchedulerCommand[]): void {
   const additionalContext: { toolUseId: string; text: string }[] = [];
   let endsTurn = false;
   let stopContinuation: StopContinuation | undefined;
+  let deferred: { readonly toolUseId: string; readonly reason?: string } | undefined;
   for (const call of state.calls) {
     const { id } = call.classified.block;
     results.push(call.result ?? errorResult(id, cancelledText(call.classified.block.name)));
     endsTurn ||= call.endsTurn;
     stopContinuation ??= call.stopContinuation;
+    if (call.deferred && !deferred) deferred = { toolUseId: id, ...call.deferred };
     for (const text of call.additionalContext ?? []) additionalContext.push({ toolUseId: id, text });
   }
   commands.push({
@@ -389,6 +396,7 @@ function emitBatch(state: SchedulerState, commands: SchedulerCommand[]): void {
       shared: state.shared,
       ...(stopContinuation ? { stopContinuation } : {}),
       ...(additionalContext.length > 0 ? { additionalContext } : {}),
+      ...(deferred ? { deferred } : {}),
     },
   });
 }

@@ -94,6 +94,12 @@ export type ToolEvent =
       readonly additionalContext?: readonly string[];
       /** A hook asked to stop the loop after this batch. */
       readonly stopContinuation?: { readonly reason: string };
+      /**
+       * A PreToolUse hook answered 'defer'. `accepted`: the call was not run and `result` is only
+       * a placeholder (the loop ends `tool_deferred`); otherwise the answer was ignored (the call
+       * went on) and the loop reports a warning.
+       */
+      readonly deferral?: { readonly accepted: boolean; readonly reason?: string };
     }
   | {
       /** Last event of a batch: one result per tool_use, in the order of the tool_use blocks. */
@@ -106,6 +112,8 @@ export type ToolEvent =
       readonly stopContinuation?: { readonly reason: string };
       /** Hook texts for the model, in tool_use order; send them after the tool_result blocks. */
       readonly additionalContext?: readonly { readonly toolUseId: string; readonly text: string }[];
+      /** The batch's only call was deferred by a PreToolUse hook: it was not run (its result is a placeholder). */
+      readonly deferred?: { readonly toolUseId: string; readonly reason?: string };
     };
 
 export type { ToolUseBlock };
