@@ -259,6 +259,7 @@ async function runScenario(s: Scenario): Promise<void> {
   const session = await startSession(store, { sessionId });
   const open = { n: 0 };
   const controller = new AbortController();
+  if (s.abort.k === 'pre_aborted') controller.abort();
   const problems: string[] = [];
   try {
     const loop$ = agentLoop({

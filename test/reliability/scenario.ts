@@ -41,10 +41,13 @@ export type ResponseSpec =
     }
   | { readonly k: 'stall' }
   /** The API's prompt-too-long refusal: reactive compaction when a governor is present. */
-  | { readonly k: 'too_long' };
+  | { readonly k: 'too_long' }
+  /** A valid stream with one character replaced, or cut at a character (the socket destroyed). */
+  | { readonly k: 'mangled'; readonly blocks: readonly BlockSpec[]; readonly at: number; readonly char: string; readonly cut: boolean };
 
 export type AbortSpec =
   | { readonly k: 'none' }
+  | { readonly k: 'pre_aborted' }
   | { readonly k: 'signal_after_ms'; readonly ms: number }
   | { readonly k: 'unsubscribe_after_ms'; readonly ms: number }
   | { readonly k: 'signal_on_event'; readonly n: number }
@@ -120,14 +123,25 @@ const responseArb: fc.Arbitrary<ResponseSpec> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constant<ResponseSpec>({ k: 'stall' }) },
   { weight: 1, arbitrary: fc.constant<ResponseSpec>({ k: 'too_long' }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('mangled' as const),
+      blocks: fc.array(blockArb, { minLength: 1, maxLength: 3 }),
+      at: fc.nat(),
+      char: fc.constantFrom('{', '}', '"', ':', '\n', '\r', 'x', '\u00e9', '\ufffd', ' '),
+      cut: fc.boolean(),
+    }),
+  },
 );
 
 const abortArb: fc.Arbitrary<AbortSpec> = fc.oneof(
-  { weight: 4, arbitrary: fc.constant<AbortSpec>({ k: 'none' }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('signal_after_ms' as const), ms: fc.integer({ min: 0, max: 60 }) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('unsubscribe_after_ms' as const), ms: fc.integer({ min: 0, max: 60 }) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('signal_on_event' as const), n: fc.nat({ max: 40 }) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('unsubscribe_on_event' as const), n: fc.nat({ max: 40 }) }) },
+  { weight: 8, arbitrary: fc.constant<AbortSpec>({ k: 'none' }) },
+  { weight: 1, arbitrary: fc.constant<AbortSpec>({ k: 'pre_aborted' }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('signal_after_ms' as const), ms: fc.integer({ min: 0, max: 60 }) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('unsubscribe_after_ms' as const), ms: fc.integer({ min: 0, max: 60 }) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('signal_on_event' as const), n: fc.nat({ max: 40 }) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('unsubscribe_on_event' as const), n: fc.nat({ max: 40 }) }) },
 );
 
 /** True one time in four: most runs keep their hooks working so later steps are reached. */
@@ -175,6 +189,15 @@ export function toScripted(spec: ResponseSpec, index: number): ScriptedResponse 
   switch (spec.k) {
     case 'stall':
       return { kind: 'stall' };
+    case 'mangled': {
+      const msg = { kind: 'message' as const, blocks: spec.blocks.map(toBlock) };
+      const text = scriptedMessageToEvents(msg, { responseIndex: index, model: 'claude-sonnet-4-5' })
+        .map((e) => encodeSSE(e.event))
+        .join('');
+      const at = spec.at % text.length;
+      if (spec.cut) return { kind: 'raw', chunks: [text.slice(0, at)], destroy: true };
+      return { kind: 'raw', chunks: [text.slice(0, at) + spec.char + text.slice(at + 1)] };
+    }
     case 'too_long':
       return {
         kind: 'http_error',
