@@ -98,8 +98,18 @@ export function createHookRunners(options: HookRunnerOptions): HookRunners {
       report(outcomes);
       const denials = outcomes.filter((o) => o.block !== undefined || o.permissionDecision === 'deny');
       const asks = outcomes.filter((o) => o.permissionDecision === 'ask');
+      const defers = outcomes.filter((o) => o.permissionDecision === 'defer');
       const allows = outcomes.filter((o) => o.permissionDecision === 'allow');
-      const decided = denials.length ? { decision: 'deny' as const, from: denials } : asks.length ? { decision: 'ask' as const, from: asks } : allows.length ? { decision: 'allow' as const, from: allows } : undefined;
+      // deny > ask > defer > allow: a deferral that ends up ignored must not skip someone's 'ask'.
+      const decided = denials.length
+        ? { decision: 'deny' as const, from: denials }
+        : asks.length
+          ? { decision: 'ask' as const, from: asks }
+          : defers.length
+            ? { decision: 'defer' as const, from: defers }
+            : allows.length
+              ? { decision: 'allow' as const, from: allows }
+              : undefined;
       const reason = decided && joinDefined(decided.from.map((o) => o.block ?? o.permissionDecisionReason), '\n');
       const updatedInput = [...outcomes].reverse().find((o) => o.updatedInput !== undefined)?.updatedInput;
       const additionalContext = joinDefined(outcomes.map((o) => o.additionalContext), '\n\n');

@@ -10,7 +10,7 @@ export interface HookOutcome {
   readonly block?: string;
   /** Stop the loop, with this reason (`continue: false`). */
   readonly preventContinuation?: string;
-  readonly permissionDecision?: 'allow' | 'deny' | 'ask';
+  readonly permissionDecision?: 'allow' | 'deny' | 'ask' | 'defer';
   readonly permissionDecisionReason?: string;
   readonly updatedInput?: Record<string, unknown>;
   readonly updatedOutput?: unknown;
@@ -61,7 +61,7 @@ export function interpretJSON(event: HookEvent, label: string, value: unknown): 
   if (out.systemMessage) warnings.push(String(out.systemMessage));
   const specific = typeof out.hookSpecificOutput === 'object' && out.hookSpecificOutput !== null ? out.hookSpecificOutput : undefined;
   let permissionDecision = specific?.permissionDecision;
-  if (permissionDecision !== undefined && !['allow', 'deny', 'ask'].includes(permissionDecision)) {
+  if (permissionDecision !== undefined && !['allow', 'deny', 'ask', 'defer'].includes(permissionDecision)) {
     warnings.push(`${event} hook ${label} gave an unknown permissionDecision ${JSON.stringify(permissionDecision)}; ignored.`);
     permissionDecision = undefined;
   }

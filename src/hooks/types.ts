@@ -65,7 +65,8 @@ export interface HookJSONOutput {
   readonly suppressOutput?: boolean;
   readonly hookSpecificOutput?: {
     readonly hookEventName?: string;
-    readonly permissionDecision?: 'allow' | 'deny' | 'ask';
+    /** PreToolUse. 'defer': postpone the call (non-interactive runs, a response's only call; else ignored with a warning). */
+    readonly permissionDecision?: 'allow' | 'deny' | 'ask' | 'defer';
     readonly permissionDecisionReason?: string;
     readonly updatedInput?: Record<string, unknown>;
     /** PostToolUse: replaces the tool output (checked against the tool's output schema). */

@@ -9,6 +9,8 @@ import { z } from 'zod';
 import type { TranscriptRecord } from '../../src/loop/seams.js';
 import { isControlledTerminal } from '../../src/loop/types.js';
 import type { ContentBlock } from '../../src/protocol/content.js';
+import { createHookRunners } from '../../src/hooks/createHookRunners.js';
+import { interpretJSON } from '../../src/hooks/interpretHookOutput.js';
 import { rebuildMessages, SESSION_ENDED_TOOL_RESULT } from '../../src/session/rebuild.js';
 import { toSessionRecords } from '../../src/session/transcriptSink.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
@@ -109,5 +111,42 @@ describe('tool_deferred', () => {
     expect(r.terminal.reason).toBe('completed');
     expect(deploy.calls).toEqual(['prod']);
     expect(r.events.find((e) => e.type === 'warning')).toMatchObject({ code: 'tool_defer_ignored', message: expect.stringMatching(/interactive/) });
+  });
+
+  it("a settings-file command hook's permissionDecision 'defer' is understood", async () => {
+    expect(interpretJSON('PreToolUse', 'h', { hookSpecificOutput: { permissionDecision: 'defer', permissionDecisionReason: 'later' } })).toEqual({
+      permissionDecision: 'defer',
+      permissionDecisionReason: 'later',
+      warnings: [],
+    });
+    const json = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'defer', permissionDecisionReason: 'sign-off' } });
+    const runners = createHookRunners({
+      hooks: { PreToolUse: [{ matcher: 'deploy', hooks: [{ type: 'command', command: `echo '${json}'` }] }] },
+      cwd: process.cwd(),
+      sessionId: 'defer-test',
+    });
+    const deploy = recordingTool('deploy', false);
+    const r = await runOverHttp([message([toolUse('deploy', { x: 'prod' }, 'toolu_d')]), message([text('never')])], {
+      tools: [deploy.tool],
+      hooks: { ...runners.toolHooks },
+    });
+    expect(r.terminal.reason).toBe('tool_deferred');
+    expect(deploy.calls).toEqual([]);
+    expect(r.terminal.deferredToolUse?.id).toBe('toolu_d');
+  });
+
+  it("a hook's 'ask' wins over another hook's 'defer' (an ignored deferral must not skip the question)", async () => {
+    const runners = createHookRunners({
+      hooks: {
+        PreToolUse: [
+          { hooks: [{ type: 'callback', callback: () => ({ hookSpecificOutput: { permissionDecision: 'defer' } }) }] },
+          { hooks: [{ type: 'callback', callback: () => ({ hookSpecificOutput: { permissionDecision: 'ask', permissionDecisionReason: 'check' } }) }] },
+        ],
+      },
+      cwd: process.cwd(),
+      sessionId: 'defer-test',
+    });
+    const answer = await runners.toolHooks.preToolUse![0]!({ toolName: 'deploy', toolInput: {}, toolUseId: 't', shared: {} });
+    expect(answer).toMatchObject({ decision: 'ask', reason: 'check' });
   });
 });
