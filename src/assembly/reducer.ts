@@ -24,6 +24,7 @@ import type {
 import type { BlockStart, StreamEvent } from '../protocol/events.js';
 import type { TransportOutput } from '../transport/types.js';
 import { assertNever } from '../util/assertNever.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH, valueNestsDeeperThan } from '../util/jsonDepth.js';
 import { isInvalidToolUse } from './types.js';
 import type { AssemblyOutput, InvalidToolUseBlock } from './types.js';
 
@@ -290,10 +291,15 @@ function completeToolUse(
   const base = { ...start };
   if (chunks.length === 0) {
     // No deltas: the start's input is the whole input (normally `{}`).
+    if (isPlainObject(start.input) && valueNestsDeeperThan(start.input)) {
+      return invalidToolUse(base, '', `input nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
     return { ...base, input: isPlainObject(start.input) ? start.input : {} };
   }
   const raw = chunks.length === 1 ? (chunks[0] as string) : chunks.join('');
   if (raw.length === 0) return { ...base, input: {} };
+  // Parsing copes with any depth, but writing the transcript and the next request would not.
+  if (jsonNestsDeeperThan(raw)) return invalidToolUse(base, raw.slice(0, 200), `input nests deeper than ${MAX_JSON_DEPTH} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

@@ -3,6 +3,7 @@
  * Exit 0: success, stdout may be JSON with decisions. Exit 2: blocking, stderr is the reason
  * for the model. Any other exit: a non-blocking error, reported as a warning.
  */
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../util/jsonDepth.js';
 import type { HookEvent, HookJSONOutput } from './types.js';
 
 export interface HookOutcome {
@@ -39,6 +40,9 @@ export function interpretProcessOutcome(event: HookEvent, label: string, p: Proc
   }
   const text = p.stdout.trim();
   if (text.startsWith('{')) {
+    if (jsonNestsDeeperThan(text)) {
+      return { warnings: [`${event} hook ${label} printed JSON nested deeper than ${MAX_JSON_DEPTH} levels; its output was ignored.`] };
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -12,6 +12,7 @@
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../util/jsonDepth.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { z } from 'zod';
 import { StreamProtocolError, type RxAgentError } from '../errors.js';
@@ -120,6 +121,10 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
     if (name !== undefined && name !== 'content_block_delta' && !KNOWN_STREAM_EVENT_TYPES.has(name)) {
       debug(`ignored unknown stream event type "${name}"`, { event: name, data: quoteStart(message.data, QUOTE_CHARS) });
       return;
+    }
+    // Deltas are read field by field; any other event is kept whole, so its depth must be sane.
+    if (name !== 'content_block_delta' && jsonNestsDeeperThan(message.data)) {
+      return invalid(name ?? '(unnamed)', `nests deeper than ${MAX_JSON_DEPTH} levels`, message.data);
     }
     let value: unknown;
     try {
