@@ -6,7 +6,7 @@
  * `loopOptions` then gives the options of one user turn for `agentLoopWithSubagents` (the loop
  * plus the `Agent` tool, unless `--tools` leaves it out).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors.js';
 import { createContextGovernor } from '../context/createContextGovernor.js';
@@ -109,11 +109,16 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   const baseURL = env['ANTHROPIC_BASE_URL'] || DEFAULT_BASE_URL;
 
   const cwd = resolve(runEnv.cwd);
+  for (const dir of options.addDirs) assertDirectory(resolve(cwd, dir), '--add-dir');
   const settings = await loadSettings({ cwd, homeDir: runEnv.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
   settings.warnings.forEach(runEnv.onWarning);
   const agentDefinitions = agentToolOn ? await loadCliAgentDefinitions(cwd, options.agents) : [];
 
-  const store = createJsonlSessionStore({ workspace: cwd, dir: join(runEnv.homeDir, '.rxagent', 'projects', workspaceSlug(cwd)) });
+  const store = createJsonlSessionStore({
+    workspace: cwd,
+    dir: join(runEnv.homeDir, '.rxagent', 'projects', workspaceSlug(cwd)),
+    redactSecrets: [apiKey],
+  });
   const session = await openSession(options, store, cwd);
   session.warnings.forEach((w) => runEnv.onWarning(`session: ${w.message}`));
   const sessionId = session.sessionId;
@@ -124,7 +129,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     client = createMessagesClient({ baseURL, apiKey, ...(maxRetries === undefined ? {} : { maxRetries }) });
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
     const toolResultsDir = join(store.dir, sessionId, 'tool-results');
-    mkdirSync(toolResultsDir, { recursive: true });
+    mkdirSync(toolResultsDir, { recursive: true, mode: 0o700 });
     const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir });
     const tools = createBuiltinTools(workspace, { only: toolNames });
     const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : [])];
@@ -222,4 +227,15 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     await Promise.allSettled([session.close(), client?.close()]);
     throw error;
   }
+}
+
+/** A clear configuration error, before anything is created, for a directory flag that names no directory. */
+function assertDirectory(path: string, flag: string): void {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (error) {
+    throw new ConfigurationError(`${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (error as Error).message}`);
+  }
+  if (!isDir) throw new ConfigurationError(`${flag} ${path}: not a directory`);
 }

@@ -7,6 +7,7 @@
  * Each file is written once, named after the tool_use_id. Each message is examined once per
  * budget state (`processed`), so a long history costs one lookup per old message per call.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ContentBlock, ImageBlock, MessageParam, TextBlock, ToolResultBlock } from '../protocol/content.js';
@@ -160,15 +161,26 @@ export function createFileResultStore(directory: string): (toolUseId: string, te
   let created = false;
   return (toolUseId, text) => {
     if (!created) {
-      mkdirSync(folder, { recursive: true });
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
       created = true;
     }
-    const path = join(folder, `${toolUseId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
+    const path = join(folder, `${fileNameFor(toolUseId)}.txt`);
     try {
-      writeFileSync(path, text, { flag: 'wx' });
+      writeFileSync(path, text, { flag: 'wx', mode: 0o600 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     return path;
   };
+}
+
+/**
+ * A file name for a tool_use_id, which the server chooses: only `[A-Za-z0-9_-]`, at most 100
+ * characters, so `../../x` can never leave the folder. An id that had to be changed gets a hash
+ * of the original appended, so `a/b` and `a_b` never share (and never overwrite) one file.
+ */
+function fileNameFor(toolUseId: string): string {
+  const safe = toolUseId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100);
+  if (safe === toolUseId && safe !== '') return safe;
+  return `${safe}-${createHash('sha256').update(toolUseId).digest('hex').slice(0, 16)}`;
 }

@@ -35,6 +35,11 @@ export interface JsonlSessionStoreOptions {
   readonly durability?: 'fsync' | 'none';
   /** Check each appended record against the schema (default true): never write what cannot be read back. */
   readonly validate?: boolean;
+  /**
+   * Strings never written (replaced by `[redacted]`), e.g. the API key: should a hostile endpoint
+   * echo it back as model text, it must not be kept on disk. Strings shorter than 8 are ignored.
+   */
+  readonly redactSecrets?: readonly string[];
 }
 
 export interface JsonlSessionStore extends SessionStore {
@@ -48,6 +53,7 @@ export function createJsonlSessionStore(options: JsonlSessionStoreOptions): Json
   const dir = resolve(options.dir ?? defaultSessionDir(workspace));
   const durability = options.durability ?? 'fsync';
   const validate = options.validate ?? true;
+  const secrets = (options.redactSecrets ?? []).filter((secret) => secret.length >= 8);
   const pathOf = (sessionId: string): string => {
     assertValidSessionId(sessionId);
     return join(dir, `${sessionId}.jsonl`);
@@ -60,11 +66,12 @@ export function createJsonlSessionStore(options: JsonlSessionStoreOptions): Json
 
     async open(sessionId: string, { mode }: { readonly mode: OpenMode }): Promise<SessionWriter> {
       const path = pathOf(sessionId);
-      await fs.mkdir(dir, { recursive: true });
+      // Transcripts hold the whole conversation (file contents, command output): owner only.
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const lock = await acquireLock(join(dir, `${sessionId}.lock`), sessionId);
       try {
         const handle = await openTranscript(sessionId, path, mode, dir, durability);
-        return createWriter({ sessionId, path, handle, lock, durability, validate });
+        return createWriter({ sessionId, path, handle, lock, durability, validate, secrets });
       } catch (error) {
         await lock.release();
         throw error;
@@ -119,7 +126,7 @@ async function openTranscript(
   if (mode === 'create') {
     let handle: FileHandle;
     try {
-      handle = await fs.open(path, 'ax'); // O_APPEND | O_CREAT | O_EXCL
+      handle = await fs.open(path, 'ax', 0o600); // O_APPEND | O_CREAT | O_EXCL, owner only
     } catch (error) {
       if (codeOf(error) === 'EEXIST') throw new SessionExistsError(sessionId, path);
       throw new SessionWriteError(sessionId, path, codeOf(error), error);
@@ -138,7 +145,7 @@ async function openTranscript(
   try {
     await truncatePartialTail(handle);
     await handle.close();
-    return await fs.open(path, 'a');
+    return await fs.open(path, 'a', 0o600);
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw new SessionWriteError(sessionId, path, codeOf(error), error);
@@ -180,9 +187,10 @@ interface WriterParts {
   readonly lock: HeldLock;
   readonly durability: 'fsync' | 'none';
   readonly validate: boolean;
+  readonly secrets: readonly string[];
 }
 
-function createWriter({ sessionId, path, handle, lock, durability, validate }: WriterParts): SessionWriter {
+function createWriter({ sessionId, path, handle, lock, durability, validate, secrets }: WriterParts): SessionWriter {
   // Appends run one after the other on this chain, so records land in call order.
   let tail: Promise<void> = Promise.resolve();
   let failure: SessionWriteError | undefined;
@@ -230,6 +238,7 @@ function createWriter({ sessionId, path, handle, lock, durability, validate }: W
         }
         text += `${JSON.stringify(record)}\n`;
       }
+      for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join('[redacted]');
       const bytes = Buffer.from(text, 'utf8');
       const done = tail.then(() => write(bytes));
       tail = done.catch(() => undefined);

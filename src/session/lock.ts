@@ -28,7 +28,7 @@ export async function acquireLock(lockPath: string, sessionId: string): Promise<
   const content = JSON.stringify({ pid: process.pid, processStartedAt, lockedAt: Date.now() } satisfies LockHolder);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     try {
-      await fs.writeFile(lockPath, content, { flag: 'wx' });
+      await fs.writeFile(lockPath, content, { flag: 'wx', mode: 0o600 });
       return heldLock(lockPath, content);
     } catch (error) {
       if (codeOf(error) !== 'EEXIST') throw error;
