@@ -1,6 +1,7 @@
 /** Whether a permission rule applies to one tool call. */
 import { homedir } from 'node:os';
 import { isAbsolute, resolve, sep } from 'node:path';
+import { kernelResolve, realOrNearest } from '../tools/builtin/bashPaths.js';
 import { createGlobMatcher } from '../tools/builtin/globMatch.js';
 import { parseCommandLine } from '../tools/builtin/shellWords.js';
 import type { PermissionRule, RuleBehavior } from './rules.js';
@@ -36,27 +37,42 @@ export function ruleMatches(rule: PermissionRule, behavior: RuleBehavior, toolNa
     const command = fields['command'];
     return typeof command === 'string' && bashRuleMatches(rule.content, behavior, command);
   }
-  const target = filePathOf(toolName, fields, ctx.cwd);
-  if (target === undefined) return false;
-  return pathRuleMatches(rule.content, target, ctx);
+  const targets = filePathsOf(toolName, fields, ctx);
+  if (targets === undefined) return false;
+  const matches = (target: string) => pathRuleMatches(rule.content!, target, ctx);
+  // The path as written and where it really leads (symlinks, `link/..`) must both be covered by
+  // an allow rule; either one is enough for a deny or ask rule, so `src/link-to-.git/config`
+  // cannot slip past `Edit(.git/**)`.
+  return behavior === 'allow' ? targets.every(matches) : targets.some(matches);
 }
 
-/** The path a file tool acts on, absolute; Glob/Grep act on their directory (default cwd). */
-function filePathOf(toolName: string, fields: Record<string, unknown>, cwd: string): string | undefined {
+/**
+ * The path a file tool acts on, absolute, as written (`~` expanded like the tools do) and as the
+ * file system resolves it; Glob/Grep act on their directory (default cwd).
+ */
+export function filePathsOf(toolName: string, fields: Record<string, unknown>, ctx: MatchContext): string[] | undefined {
   const raw = toolName === 'Glob' || toolName === 'Grep' ? (fields['path'] ?? '.') : fields['file_path'];
-  return typeof raw === 'string' ? resolve(cwd, raw) : undefined;
+  if (typeof raw !== 'string' || raw.includes('\0')) return undefined;
+  const home = ctx.homeDir ?? homedir();
+  const expanded = raw === '~' ? home : raw.startsWith('~/') ? resolve(home, raw.slice(2)) : raw;
+  const written = resolve(ctx.cwd, expanded);
+  const real = kernelResolve(ctx.cwd, expanded);
+  return real === written ? [written] : [written, real];
 }
 
 function pathRuleMatches(pattern: string, target: string, ctx: MatchContext): boolean {
   const home = ctx.homeDir ?? homedir();
-  const absolutePattern = pattern.startsWith('~/')
-    ? resolve(home, pattern.slice(2))
-    : isAbsolute(pattern)
-      ? pattern
-      : resolve(ctx.cwd, pattern);
-  // Keep a trailing `/**` that resolve() would otherwise leave alone, and use `/` throughout.
-  const normalized = absolutePattern.split(sep).join('/');
-  return createGlobMatcher(normalized)(target.split(sep).join('/'));
+  const bases = [ctx.cwd, realOrNearest(resolve(ctx.cwd))];
+  return bases.some((base) => {
+    const absolutePattern = pattern.startsWith('~/')
+      ? resolve(home, pattern.slice(2))
+      : isAbsolute(pattern)
+        ? pattern
+        : resolve(base, pattern);
+    // Keep a trailing `/**` that resolve() would otherwise leave alone, and use `/` throughout.
+    const normalized = absolutePattern.split(sep).join('/');
+    return createGlobMatcher(normalized)(target.split(sep).join('/'));
+  });
 }
 
 function bashRuleMatches(content: string, behavior: RuleBehavior, command: string): boolean {

@@ -1,6 +1,7 @@
 /** Permission modes and what each decides when no rule applies. */
 import { bashPathsStayInside, type PathScope } from '../tools/builtin/bashPaths.js';
 import { isReadOnlyBashCommand } from '../tools/builtin/bashReadOnly.js';
+import { filePathsOf } from './matchRule.js';
 
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
 
@@ -14,7 +15,14 @@ const EDIT_TOOLS = new Set(['Write', 'Edit']);
  * workspace, a read-only one that touches paths outside it (`cat ~/.ssh/id_rsa`), another shell
  * command, or unknown.
  */
-export type CallKind = 'read' | 'edit' | 'bash_read_only' | 'bash_read_outside' | 'bash' | 'other';
+export type CallKind = 'read' | 'edit' | 'edit_protected' | 'bash_read_only' | 'bash_read_outside' | 'bash' | 'other';
+
+/**
+ * Folders whose files decide what runs: git's config and hooks (a `core.fsmonitor` or textconv
+ * line turns the auto-allowed `git status`/`git diff` into arbitrary commands) and our own
+ * settings and agents (hooks). acceptEdits does not cover them: editing them asks.
+ */
+const PROTECTED_SEGMENTS = new Set(['.git', '.rxagent']);
 
 /**
  * With `scope`, a read-only command counts as `bash_read_only` only when every path it names
@@ -22,7 +30,11 @@ export type CallKind = 'read' | 'edit' | 'bash_read_only' | 'bash_read_outside' 
  */
 export function callKindOf(toolName: string, input: unknown, scope?: PathScope): CallKind {
   if (READ_TOOLS.has(toolName)) return 'read';
-  if (EDIT_TOOLS.has(toolName)) return 'edit';
+  if (EDIT_TOOLS.has(toolName)) {
+    const targets = scope === undefined ? undefined : filePathsOf(toolName, (input ?? {}) as Record<string, unknown>, scope);
+    const protectedPath = targets?.some((t) => t.split(/[\\/]/).some((segment) => PROTECTED_SEGMENTS.has(segment)));
+    return protectedPath ? 'edit_protected' : 'edit';
+  }
   if (toolName === 'Bash') {
     const command = (input as { command?: unknown } | null)?.command;
     if (typeof command !== 'string' || !isReadOnlyBashCommand(command)) return 'bash';
@@ -46,7 +58,7 @@ export function modeVerdict(mode: PermissionMode, kind: CallKind): ModeVerdict {
       return { behavior: 'allow', reason: 'bypassPermissions mode allows every tool' };
     case 'plan':
       if (kind === 'read' || kind === 'bash_read_only') return { behavior: 'allow', reason: 'reading is allowed in plan mode' };
-      if (kind === 'edit' || kind === 'bash') {
+      if (kind === 'edit' || kind === 'edit_protected' || kind === 'bash') {
         return { behavior: 'deny', reason: 'plan mode is read-only: files may not be changed and only read-only commands may run' };
       }
       if (kind === 'bash_read_outside') return { behavior: 'ask', reason: 'this command reads outside the workspace' };
@@ -58,6 +70,7 @@ export function modeVerdict(mode: PermissionMode, kind: CallKind): ModeVerdict {
     case 'dontAsk':
       if (kind === 'read' || kind === 'bash_read_only') return { behavior: 'allow', reason: 'reading is allowed' };
       if (kind === 'bash_read_outside') return { behavior: 'ask', reason: 'this command reads outside the workspace' };
+      if (kind === 'edit_protected') return { behavior: 'ask', reason: 'files in .git or .rxagent control what runs; editing them needs approval' };
       return { behavior: 'ask', reason: kind === 'edit' ? 'file edits need approval' : kind === 'bash' ? 'this command needs approval' : 'this tool needs approval' };
   }
 }

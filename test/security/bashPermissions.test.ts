@@ -197,3 +197,63 @@ describe('Bash deny rules see through assignments and wrappers', () => {
     expect(decidePermission('bypassPermissions', rules, { toolName: 'Bash', input: { command } }, ctx).behavior).toBe('deny');
   });
 });
+
+describe('acceptEdits does not cover files that decide what runs', () => {
+  const ctx = { cwd: ws, roots: [ws], homeDir: home };
+  const rules = parseRuleStrings({});
+  test.each(['.git/config', '.git/hooks/pre-commit', 'sub/.git/config', '.rxagent/settings.json', '.rxagent/agents/x.md', `${ws}/.git/config`])(
+    '%s asks in acceptEdits and default, is denied in plan',
+    (file_path) => {
+      for (const tool of ['Write', 'Edit']) {
+        expect(decidePermission('acceptEdits', rules, { toolName: tool, input: { file_path } }, ctx).behavior).toBe('ask');
+        expect(decidePermission('default', rules, { toolName: tool, input: { file_path } }, ctx).behavior).toBe('ask');
+        expect(decidePermission('plan', rules, { toolName: tool, input: { file_path } }, ctx).behavior).toBe('deny');
+      }
+    },
+  );
+  test('ordinary files are still accepted', () => {
+    expect(decidePermission('acceptEdits', rules, { toolName: 'Write', input: { file_path: 'src/a.ts' } }, ctx).behavior).toBe('allow');
+    expect(decidePermission('acceptEdits', rules, { toolName: 'Write', input: { file_path: '.gitignore' } }, ctx).behavior).toBe('allow');
+  });
+  test('a symlink into .git does not hide it', () => {
+    const repo = join(sandbox, 'repo-with-link');
+    mkdirSync(join(repo, '.git'), { recursive: true });
+    symlinkSync(join(repo, '.git'), join(repo, 'innocent'));
+    const c = { cwd: repo, roots: [repo], homeDir: home };
+    expect(decidePermission('acceptEdits', rules, { toolName: 'Edit', input: { file_path: 'innocent/config' } }, c).behavior).toBe('ask');
+  });
+});
+
+describe('path rules follow symlinks and ~', () => {
+  test('a deny rule cannot be dodged through a symlink or ~', () => {
+    const repo = join(sandbox, 'repo-rules');
+    mkdirSync(join(repo, 'secrets'), { recursive: true });
+    symlinkSync(join(repo, 'secrets'), join(repo, 'public'));
+    const c = { cwd: repo, roots: [repo, home], homeDir: home };
+    const rules = parseRuleStrings({ deny: ['Read(secrets/**)', 'Read(~/.ssh/**)'], allow: ['Edit(public/**)'] });
+    expect(decidePermission('bypassPermissions', rules, { toolName: 'Read', input: { file_path: 'public/key.pem' } }, c).behavior).toBe('deny');
+    expect(decidePermission('bypassPermissions', rules, { toolName: 'Read', input: { file_path: '~/.ssh/id_rsa' } }, c).behavior).toBe('deny');
+    expect(decidePermission('bypassPermissions', rules, { toolName: 'Grep', input: { pattern: 'x', path: 'public' } }, c).behavior).toBe('deny');
+    // An allow rule must cover where the path really leads, too: public/ is secrets/ in disguise.
+    const allowOnly = parseRuleStrings({ allow: ['Edit(public/**)'] });
+    expect(decidePermission('default', allowOnly, { toolName: 'Edit', input: { file_path: 'public/x' } }, c).behavior).toBe('ask');
+  });
+});
+
+describe('git is not auto-allowed inside a bare-looking repository written in the workspace', () => {
+  test('HEAD + objects/ + refs/ in the working directory or a cd target', () => {
+    const bare = join(sandbox, 'bare-ws');
+    mkdirSync(join(bare, 'objects'), { recursive: true });
+    mkdirSync(join(bare, 'refs'));
+    writeFileSync(join(bare, 'HEAD'), 'ref: refs/heads/main\n');
+    expect(bashPathsStayInside('git status', { cwd: bare, roots: [bare], homeDir: home }).inside).toBe(false);
+    expect(bashPathsStayInside('cat HEAD', { cwd: bare, roots: [bare], homeDir: home }).inside).toBe(true);
+    const outer = join(sandbox, 'outer-ws');
+    mkdirSync(join(outer, 'evil', 'objects'), { recursive: true });
+    mkdirSync(join(outer, 'evil', 'refs'));
+    writeFileSync(join(outer, 'evil', 'HEAD'), 'ref: refs/heads/main\n');
+    mkdirSync(join(outer, '.git'));
+    expect(bashPathsStayInside('git status', { cwd: outer, roots: [outer], homeDir: home }).inside).toBe(true);
+    expect(bashPathsStayInside('cd evil && git log', { cwd: outer, roots: [outer], homeDir: home }).inside).toBe(false);
+  });
+});

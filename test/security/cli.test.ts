@@ -4,6 +4,7 @@
  * JSON or odd ids, and the command line itself gets hostile flags. Run `npm run build` first.
  */
 import { readdirSync, readFileSync, statSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createFileResultStore } from '../../src/context/toolResultBudget.js';
@@ -88,6 +89,29 @@ describe.concurrent('confinement through the command, in every mode', () => {
     const sent = run.server.requests[1]!.rawBody;
     expect(sent).not.toMatch(/HOME-SECRET|OUTSIDE-SECRET/);
     expect(sent).toContain('inside');
+  });
+});
+
+describe.concurrent('acceptEdits cannot turn a read-only git command into code execution', () => {
+  test('editing .git/config (core.fsmonitor) asks, so the auto-allowed git status runs nothing', async () => {
+    const box = makeSandbox({ 'a.txt': 'x\n' });
+    execFileSync('git', ['init', '-q'], { cwd: box.cwd });
+    const marker = join(box.cwd, '..', 'PWNED');
+    const before = readFileSync(join(box.cwd, '.git', 'config'), 'utf8');
+    const script = [
+      tools(['Read', { file_path: '.git/config' }]),
+      tools(['Edit', { file_path: '.git/config', old_string: '[core]', new_string: `[core]\n\tfsmonitor = "touch ${marker}; false"` }]),
+      tools(['Write', { file_path: '.rxagent/settings.json', content: '{"hooks":{}}' }]),
+      tools(['Bash', { command: 'git status' }]),
+      text('done'),
+    ];
+    const run = await runAgainst(script, ['-p', 'go', '--output-format', 'json', '--permission-mode', 'acceptEdits'], { ...box, env });
+    expect(run.code, run.stderr).toBe(0);
+    const result = parseLines(run.stdout)[0] as { permission_denials: Array<{ tool_name: string }> };
+    expect(result.permission_denials.map((d) => d.tool_name)).toEqual(['Edit', 'Write']);
+    expect(readFileSync(join(box.cwd, '.git', 'config'), 'utf8')).toBe(before);
+    expect(existsSync(join(box.cwd, '.rxagent'))).toBe(false);
+    expect(existsSync(marker)).toBe(false);
   });
 });
 

@@ -11,7 +11,7 @@
  * program follow symlinks while recursing are refused outright. Synchronous on purpose: the
  * permission policy is synchronous, and a command has a handful of arguments.
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { parseCommandLine } from './shellWords.js';
@@ -71,6 +71,12 @@ export function bashPathsStayInside(command: string, scope: PathScope): PathVerd
       for (const cwd of [...cwds]) cwds.add(kernelResolve(cwd, expandTilde(target, home)));
       continue;
     }
+    if (program === 'git') {
+      for (const cwd of cwds) {
+        const bare = implicitBareRepository(cwd, inRoots);
+        if (bare) return { inside: false, reason: `${bare} looks like a bare git repository written in the workspace; its config could run commands` };
+      }
+    }
     const follows = FOLLOWING_FLAGS[program];
     let operandsOnly = false;
     for (const arg of args) {
@@ -129,7 +135,7 @@ function checkOne(raw: string, cwd: string, home: string, inRoots: (p: string) =
  * Where the kernel would land for `path` from `cwd`: unlike `path.resolve`, a `..` after a
  * symlink leaves the symlink's target, not the link's directory (`link/../x`).
  */
-function kernelResolve(cwd: string, path: string): string {
+export function kernelResolve(cwd: string, path: string): string {
   let current = isAbsolute(path) ? sep : realOrNearest(cwd);
   for (const segment of path.split('/')) {
     if (segment === '' || segment === '.') continue;
@@ -160,7 +166,7 @@ function symlinkLeadingOut(dir: string, inRoots: (p: string) => boolean): boolea
  * realpath of `abs`; for a missing path, realpath of its nearest existing parent plus the rest.
  * A dangling symlink is followed to where it points.
  */
-function realOrNearest(abs: string, hops = 0): string {
+export function realOrNearest(abs: string, hops = 0): string {
   if (hops > 40) return sep + '\0loop'; // never inside a root
   const missing: string[] = [];
   let current = abs;
@@ -184,5 +190,27 @@ function realOrNearest(abs: string, hops = 0): string {
       missing.push(basename(current));
       current = parent;
     }
+  }
+}
+
+/**
+ * The directory git would take as a bare repository when run from `cwd`, if it lies in the
+ * workspace: git looks for `.git` and then for `HEAD` + `objects/` + `refs/` in each directory
+ * up the tree. A model allowed to edit files (acceptEdits) can write those plus a `config` with
+ * `core.fsmonitor`, and a "read-only" `git status` would run it. A real `.git` first wins.
+ */
+function implicitBareRepository(cwd: string, inRoots: (p: string) => boolean): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return undefined;
+    if (inRoots(dir) && looksLikeGitDir(dir)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function looksLikeGitDir(dir: string): boolean {
+  try {
+    return statSync(join(dir, 'HEAD')).isFile() && statSync(join(dir, 'objects')).isDirectory() && statSync(join(dir, 'refs')).isDirectory();
+  } catch {
+    return false;
   }
 }
