@@ -171,3 +171,14 @@ describe('Glob and Grep never list or read outside the roots', () => {
     }
   });
 });
+
+describe('special files inside the workspace', () => {
+  test('a FIFO is refused at once for Read and Write instead of hanging', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [join(work, 'pipe')]);
+    const started = Date.now();
+    await expect(read({ file_path: 'pipe' })).rejects.toThrow(/not a regular file|FIFO/);
+    await expect(ws.openInside(join(work, 'pipe'), 'write')).rejects.toThrow(/not a regular file|FIFO/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});

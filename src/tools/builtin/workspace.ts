@@ -152,10 +152,18 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
     async openInside(realPath, flags) {
       const mode =
         flags === 'read' ? constants.O_RDONLY : flags === 'write' ? constants.O_WRONLY : constants.O_WRONLY | constants.O_CREAT;
-      const handle = await open(realPath, mode | constants.O_NOFOLLOW, 0o666).catch((error: NodeJS.ErrnoException) => {
+      // O_NONBLOCK: opening a FIFO would otherwise hang a thread-pool thread until a peer shows up
+      // (no effect on regular files); anything but a file or directory is refused below.
+      const handle = await open(realPath, mode | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ELOOP') throw new ToolRefusal(`${realPath} became a symbolic link after it was checked; refusing to follow it.`);
+        if (error.code === 'ENXIO') throw new ToolRefusal(`${realPath} is a FIFO or socket, not a file.`);
         throw error;
       });
+      const st = await handle.stat();
+      if (!st.isFile() && !st.isDirectory()) {
+        await handle.close();
+        throw new ToolRefusal(`${realPath} is not a regular file (a device, FIFO or socket); only regular files can be used.`);
+      }
       const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realPath);
       if (!contains(actual)) {
         await handle.close();
