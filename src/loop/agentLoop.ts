@@ -4,13 +4,26 @@
  * decisions are the pure `decide*` functions, and every continue builds a new State in
  * `transitions.ts`.
  */
-import { defer, EMPTY, expand, filter, finalize, map, merge, Subject, subscribeOn, takeUntil, type Observable } from 'rxjs';
+import {
+  defer,
+  EMPTY,
+  expand,
+  filter,
+  finalize,
+  map,
+  merge,
+  Observable,
+  Subject,
+  subscribeOn,
+  takeUntil,
+  type MonoTypeOperatorFunction,
+} from 'rxjs';
 import type { IterationOutput } from './events.js';
 import { setup } from './initialState.js';
 import { createRunContext, type RunContext } from './runContext.js';
 import { runIteration } from './runIteration.js';
 import type { AgentLoopOptions } from './options.js';
-import type { LoopEvent } from './types.js';
+import { isControlledTerminal, type LoopEvent } from './types.js';
 
 /**
  * Runs the agent loop for one user turn.
@@ -54,6 +67,7 @@ export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): 
     ),
     filter((out): out is Extract<IterationOutput, { kind: 'event' }> => out.kind === 'event'),
     map((out) => out.event),
+    settleInputAtTerminal(ctx),
     finalize(() => done$.next()),
   );
   return merge(
@@ -61,4 +75,35 @@ export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): 
     extra$.pipe(takeUntil(done$)),
     loop$,
   ).pipe(finalize(() => ctx.dispose()));
+}
+
+/**
+ * Right before the terminal: closes the input and reports how every submission ended (absorbed
+ * ones `completed`/`cancelled` by the kind of ending, still-queued ones `discarded`). Doing it
+ * here, synchronously with the delivery of the terminal, leaves no window (a transcript flush,
+ * the events before the terminal) in which a submission is accepted but never answered, and no
+ * `queued` event can follow the terminal.
+ */
+function settleInputAtTerminal(ctx: RunContext): MonoTypeOperatorFunction<LoopEvent> {
+  return (source) =>
+    new Observable<LoopEvent>((subscriber) =>
+      source.subscribe({
+        next(event) {
+          if (event.type === 'terminal') {
+            ctx.inputClosed = true;
+            const tracking = { chainId: event.chainId, depth: event.depth };
+            const ok = isControlledTerminal(event.reason);
+            for (const { id, seen } of ctx.started.splice(0)) {
+              subscriber.next({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: seen, ...tracking });
+            }
+            for (const command of ctx.queue.splice(0)) {
+              subscriber.next({ type: 'command_lifecycle', id: command.id, status: 'discarded', ...tracking });
+            }
+          }
+          subscriber.next(event);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
 }

@@ -76,7 +76,8 @@ export function createAgentRun(options: AgentLoopOptions): AgentRun {
     events$,
     submit(input, submitOptions = {}) {
       const id = submitOptions.id ?? `cmd-${++counter}`;
-      if (ended) return { id, accepted: false };
+      // Once the terminal is being delivered the queue is settled: nothing more is accepted.
+      if (ended || active?.inputClosed) return { id, accepted: false };
       const command: QueuedCommand = { id, content: toBlocks(input), interrupt: submitOptions.interrupt ?? false };
       const ctx = active;
       if (!ctx) {

@@ -64,6 +64,11 @@ export interface RunContext {
   readonly pendingTranscript: TranscriptRecord[];
   /** Submitted input not yet absorbed, in order. */
   readonly queue: QueuedCommand[];
+  /**
+   * Set when the terminal is about to be delivered: the queue has just been settled, so later
+   * submissions are refused (`accepted: false`) instead of being queued and never answered.
+   */
+  inputClosed: boolean;
   /** Absorbed commands whose consuming turn has not ended yet; `seen` once a request carried them. */
   readonly started: { readonly id: string; seen: boolean }[];
   /** Lifecycle events produced outside an iteration (e.g. `queued`), drained into the output. */
@@ -161,6 +166,7 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
     interruptible: true,
     pendingTranscript: [],
     queue: [],
+    inputClosed: false,
     started: [],
     lifecycle$,
     reportLifecycle: (id, status) => lifecycleListeners.forEach((l) => l({ id, status })),

@@ -58,7 +58,7 @@ import { addUsage, costOf, priceFor } from './pricing.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
 import type { GovernorNotice, HookDecision } from './seams.js';
 import { nextTurn, reactiveCompactRetry } from './transitions.js';
-import { isControlledTerminal, type LoopError, type LoopState } from './types.js';
+import type { LoopError, LoopState } from './types.js';
 
 /** Mutable bookkeeping of one model attempt; reset on fallback and on `stream_retry`. */
 interface Attempt {
@@ -129,15 +129,6 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       }
     };
 
-    const settleCommands = (ok: boolean): IterationOutput[] => {
-      const out: IterationOutput[] = [];
-      for (const { id, seen } of ctx.started.splice(0)) {
-        out.push(ev({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: seen }));
-      }
-      for (const cmd of ctx.queue.splice(0)) out.push(ev({ type: 'command_lifecycle', id: cmd.id, status: 'discarded' }));
-      return out;
-    };
-
     const finish = (decision: Decision): Observable<IterationOutput> => {
       if (decision.type === 'run_stop_hook' || decision.type === 'run_post_tool_batch') {
         return throwError(() => new Error(`internal: unresolved decision ${decision.type}`));
@@ -174,7 +165,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         return from(out);
       }
       const reason = decision.reason;
-      out.push(...settleCommands(isControlledTerminal(reason)));
+      // Submitted input is settled by `loopOf` right before the terminal is delivered, after the
+      // transcript flush below: input arriving during the flush is reported, not lost.
       const messages = appendAll(state, decision.additions).messages;
       const terminalEvent = ev({
         type: 'terminal',
