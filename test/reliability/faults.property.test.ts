@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createContextGovernor } from '../../src/context/createContextGovernor.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
+import { createAgentRun } from '../../src/loop/createAgentRun.js';
 import { joinConsecutiveUsers } from '../../src/loop/messages.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
 import type { AgentLoopHooks } from '../../src/loop/options.js';
@@ -32,7 +33,7 @@ import type { MessagesClient } from '../../src/transport/types.js';
 import { makeTempDir } from '../session/helpers.js';
 import { fcParams } from './fcConfig.js';
 import { snapshot, waitForNoLeaks, waitForResponsesEnded } from './leaks.js';
-import { scenarioArb, toScripted, type Scenario } from './scenario.js';
+import { scenarioArb, toScripted, type Scenario, type SubmissionSpec } from './scenario.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tools of every behaviour, with their own timers tracked (a tool that ignores its abort signal
@@ -190,6 +191,7 @@ let runNumber = 0;
 /** How runs ended, to check the generator reaches the many endings (not only `completed`). */
 const reasonsSeen = new Map<string, number>();
 let historiesChecked = 0;
+let submissionsAccepted = 0;
 beforeAll(async () => ({ dir, cleanup } = await makeTempDir('rxagent-faults-')));
 afterAll(async () => cleanup());
 
@@ -201,7 +203,12 @@ interface Outcome {
 }
 
 /** Subscribes and resolves when the loop completes, errors, or the scenario unsubscribed it. */
-function play(loop$: Observable<LoopEvent>, s: Scenario, controller: AbortController): Promise<Outcome> {
+function play(
+  loop$: Observable<LoopEvent>,
+  s: Scenario,
+  controller: AbortController,
+  submit?: (spec: SubmissionSpec) => void,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const events: LoopEvent[] = [];
     let sub: Subscription | undefined;
@@ -217,6 +224,8 @@ function play(loop$: Observable<LoopEvent>, s: Scenario, controller: AbortContro
     sub = loop$.subscribe({
       next: (e) => {
         events.push(e);
+        // Input arrives synchronously inside the consumer's callback: re-entrant on purpose.
+        for (const spec of s.submissions) if (spec.atEvent === events.length) submit?.(spec);
         if (abort.k === 'signal_on_event' && events.length === abort.n) controller.abort();
         if (abort.k === 'unsubscribe_on_event' && events.length === abort.n && !unsubscribed) {
           // Synchronously inside next: the nastiest moment to tear down.
@@ -262,7 +271,7 @@ async function runScenario(s: Scenario): Promise<void> {
   if (s.abort.k === 'pre_aborted') controller.abort();
   const problems: string[] = [];
   try {
-    const loop$ = agentLoop({
+    const run = createAgentRun({
       model: 'claude-sonnet-4-5',
       prompt: 'go',
       client: countingClient(client, open),
@@ -283,7 +292,14 @@ async function runScenario(s: Scenario): Promise<void> {
           }
         : {}),
     });
-    const outcome = await play(loop$, s, controller);
+    const accepted: string[] = [];
+    const outcome = await play(run.events$, s, controller, (spec) => {
+      const handle = run.submit('one more thing to do', { interrupt: spec.interrupt });
+      if (handle.accepted) {
+        accepted.push(handle.id);
+        submissionsAccepted++;
+      }
+    });
 
     // 1. Exactly one terminal, last, and the stream completed (unless unsubscribed first).
     const terminals = outcome.events.filter((e): e is TerminalEvent => e.type === 'terminal');
@@ -317,6 +333,16 @@ async function runScenario(s: Scenario): Promise<void> {
       );
       for (const e of outcome.events) {
         if (e.type === 'tool_result' && !kept.has(e.toolUseId)) problems.push(`tool result ${e.toolUseId} (${e.name}) was shown but is not in the final history`);
+      }
+    }
+
+    // 1d. Input is never silently dropped: each accepted submission ends exactly once.
+    if (!outcome.unsubscribed) {
+      for (const id of accepted) {
+        const ends = outcome.events.filter(
+          (e) => e.type === 'command_lifecycle' && e.id === id && (e.status === 'completed' || e.status === 'cancelled' || e.status === 'discarded'),
+        );
+        if (ends.length !== 1) problems.push(`submission ${id} ended ${ends.length} times`);
       }
     }
 
@@ -380,8 +406,9 @@ describe('agentLoop under random faults (real HTTP, scripted server)', () => {
   it('always ends with one terminal, sends only valid requests, resumes validly and leaks nothing', async () => {
     await fc.assert(fc.asyncProperty(scenarioArb, (s) => runScenario(s)), fcParams(300));
     console.info('terminal reasons over the runs:', Object.fromEntries([...reasonsSeen].sort((a, b) => b[1] - a[1])));
-    console.info(`terminal histories checked: ${historiesChecked}`);
+    console.info(`terminal histories checked: ${historiesChecked}; submissions accepted: ${submissionsAccepted}`);
     expect(historiesChecked).toBeGreaterThan(0);
+    expect(submissionsAccepted).toBeGreaterThan(0);
     // A generator that drifted into one kind of ending would make every check above cheap.
     for (const reason of ['completed', 'api_error', 'aborted_streaming', 'unsubscribed', 'max_turns']) {
       expect(reasonsSeen.get(reason) ?? 0, reason).toBeGreaterThan(0);

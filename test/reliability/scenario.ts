@@ -61,8 +61,15 @@ export interface HookFailures {
   readonly userPromptSubmit: boolean;
 }
 
+/** User input handed to the running loop (`createAgentRun().submit`) when event `atEvent` arrives. */
+export interface SubmissionSpec {
+  readonly atEvent: number;
+  readonly interrupt: boolean;
+}
+
 export interface Scenario {
   readonly responses: readonly ResponseSpec[];
+  readonly submissions: readonly SubmissionSpec[];
   readonly abort: AbortSpec;
   readonly hooks: HookFailures;
   readonly maxTurns?: number;
@@ -153,13 +160,14 @@ const seldom = fc.integer({ min: 0, max: 9 }).map((n) => n === 0);
 export const scenarioArb: fc.Arbitrary<Scenario> = fc.record(
   {
     responses: fc.array(responseArb, { minLength: 1, maxLength: 6 }),
+    submissions: fc.array(fc.record({ atEvent: fc.integer({ min: 1, max: 40 }), interrupt: fc.boolean() }), { maxLength: 2 }),
     abort: abortArb,
     hooks: fc.record({ preToolUse: rarely, postToolUse: rarely, stop: rarely, postToolBatch: rarely, userPromptSubmit: seldom }),
     maxTurns: fc.integer({ min: 1, max: 8 }),
     fallback: fc.boolean(),
     governor: fc.boolean(),
   },
-  { requiredKeys: ['responses', 'abort', 'hooks', 'fallback', 'governor'] },
+  { requiredKeys: ['responses', 'submissions', 'abort', 'hooks', 'fallback', 'governor'] },
 );
 
 // ---------------------------------------------------------------------------------------------
