@@ -5,6 +5,7 @@
  * succeeded, 1 on an error result or a failure to start, 2 on a usage error.
  */
 import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { redact, RxAgentError } from '../errors.js';
 import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
@@ -21,6 +22,15 @@ import { packageVersion } from './version.js';
  */
 const apiKey = process.env['ANTHROPIC_API_KEY'];
 const scrub = (text: string): string => redact(text, apiKey);
+/**
+ * Grep runs the model's regular expressions synchronously: `(a+)+$` against a line of `a`s would
+ * backtrack for hours and freeze the whole run (no timeout or abort can interrupt it). V8 can
+ * switch such a match to its linear-time engine after excessive backtracking; the command turns
+ * that on for itself (a library user decides for their own process). Patterns with lookarounds
+ * or backreferences are outside that engine and keep the old behaviour.
+ */
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+
 const writeOut = (text: string) => void process.stdout.write(scrub(text));
 const writeErr = (text: string) => void process.stderr.write(scrub(text));
 

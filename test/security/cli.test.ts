@@ -183,6 +183,19 @@ describe.concurrent('hostile model output', () => {
     expect(allText(projects)).toContain('There is no tool named `../../etc/Read`'); // refused by name, as a result
   });
 
+  test('a catastrophic-backtracking Grep pattern does not freeze the run', async () => {
+    const box = makeSandbox({ 'bad.txt': `${'a'.repeat(60)}!\n`.repeat(50) });
+    const started = Date.now();
+    const run = await runAgainst(
+      [tools(['Grep', { pattern: '(a+)+$', output_mode: 'count' }], ['Grep', { pattern: '^(a|aa)*$' }]), text('done')],
+      ['-p', 'go', '--output-format', 'json'],
+      { ...box, env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(run.server.requests[1]!.rawBody).toContain('No matches');
+  });
+
   test('a 20 MB reply completes and prints once', async () => {
     const box = makeSandbox();
     const run = await runAgainst([{ kind: 'message', blocks: [{ type: 'text', text: 'y'.repeat(20_000_000), chunkSize: 1 << 16 }] }], ['-p', 'go'], { ...box, env });
