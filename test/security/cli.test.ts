@@ -129,6 +129,11 @@ describe.concurrent('the API key never shows', () => {
     expect(run.stdout + run.stderr).not.toContain(KEY);
     expect(run.server.requests[1]!.rawBody).not.toContain(KEY);
     expect(allText(join(box.home, '.rxagent'))).not.toContain(KEY);
+    // Everything the run left under ~/.rxagent is owner-only.
+    for (const entry of readdirSync(join(box.home, '.rxagent'), { recursive: true, withFileTypes: true })) {
+      const path = join(entry.parentPath, entry.name);
+      expect(statSync(path).mode & 0o777, path).toBe(entry.isDirectory() ? 0o700 : 0o600);
+    }
   });
 
   test('not in error lines, even --verbose and with the key in the error body', async () => {
