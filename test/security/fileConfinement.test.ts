@@ -8,9 +8,10 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { editTool } from '../../src/tools/builtin/edit.js';
 import { globTool } from '../../src/tools/builtin/glob.js';
 import { grepTool } from '../../src/tools/builtin/grep.js';
-import { readTool } from '../../src/tools/builtin/read.js';
+
 import { createWorkspace, ToolRefusal, type Workspace } from '../../src/tools/builtin/workspace.js';
 import { writeTool } from '../../src/tools/builtin/write.js';
+import { boundedLines, readTool } from '../../src/tools/builtin/read.js';
 import { makeTempDir, runTool } from '../builtin/helpers.js';
 
 let root: string;
@@ -180,5 +181,60 @@ describe('special files inside the workspace', () => {
     await expect(read({ file_path: 'pipe' })).rejects.toThrow(/not a regular file|FIFO/);
     await expect(ws.openInside(join(work, 'pipe'), 'write')).rejects.toThrow(/not a regular file|FIFO/);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('Read keeps memory bounded on a line without end', () => {
+  test('boundedLines splits like readline (\\n, \\r\\n, \\r) at any chunking', async () => {
+    const fc = await import('fast-check');
+    const reference = (text: string, keep: number) => {
+      const parts = text.split(/\r\n|\n|\r/);
+      if (parts[parts.length - 1] === '') parts.pop();
+      return parts.map((p) => p.slice(0, keep));
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom('a', 'b', '\n', '\r', '\r\n', 'é', '😀'), { maxLength: 60 }).map((xs) => xs.join('')),
+        fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (text, cuts, keep) => {
+          const chunks: string[] = [];
+          for (let at = 0, k = 0; at < text.length; k++) {
+            const size = cuts[k % cuts.length]!;
+            chunks.push(text.slice(at, at + size));
+            at += size;
+          }
+          async function* feed() {
+            yield* chunks;
+          }
+          const got: string[] = [];
+          for await (const line of boundedLines(feed(), keep)) got.push(line);
+          expect(got).toEqual(reference(text, keep));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('100 MB without a newline: only the kept prefix is ever held', async () => {
+    const piece = 'q'.repeat(1 << 20);
+    async function* huge() {
+      for (let i = 0; i < 100; i++) yield piece;
+    }
+    const lines: string[] = [];
+    for await (const line of boundedLines(huge(), 2001)) lines.push(line);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.length).toBe(2001);
+  });
+
+  test('Read of a 30 MB one-line file shows the cut line', async () => {
+    const { open } = await import('node:fs/promises');
+    const file = await open(join(work, 'oneline.txt'), 'w');
+    const block = Buffer.alloc(1 << 20, 0x7a);
+    for (let i = 0; i < 30; i++) await file.write(block);
+    await file.close();
+    const out = await read({ file_path: 'oneline.txt' });
+    expect(out).toMatch(/^1\tz{2000}… \[line cut at 2000 characters\]/);
+    expect(out.length).toBeLessThan(3000);
   });
 });

@@ -1,6 +1,5 @@
 /** Read: a text file as numbered lines (`N<TAB>line`, from 1), a window of it at a time. */
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
 import { fileLooksBinary } from './fileKind.js';
@@ -50,11 +49,12 @@ export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
         const out: string[] = [];
         let total = 0;
         let truncatedLines = 0;
-        // Stream the lines so a huge file costs memory only for the window shown.
-        const lines = createInterface({
-          input: createReadStream('', { fd: handle.fd, autoClose: false, start: 0, encoding: 'utf8', signal: ctx.signal }),
-          crlfDelay: Infinity,
-        });
+        // Stream the lines so a huge file costs memory only for the window shown, and keep at
+        // most a cut line's worth of each line (a 1 GB file without a newline is one line).
+        const lines = boundedLines(
+          createReadStream('', { fd: handle.fd, autoClose: false, start: 0, encoding: 'utf8', signal: ctx.signal }),
+          READ_MAX_LINE_CHARS + 1,
+        );
         for await (const line of lines) {
           total++;
           if (total < first || total >= first + limit) continue;
@@ -85,4 +85,40 @@ export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
       }
     },
   };
+}
+
+/**
+ * Lines of a text stream split at `\n`, `\r\n` or `\r` (as readline does), each holding at most
+ * `keep` characters: the rest of an over-long line is counted as read but never stored.
+ */
+export async function* boundedLines(chunks: AsyncIterable<string>, keep: number): AsyncGenerator<string> {
+  let line = '';
+  let open = false; // characters seen since the last line break
+  let afterCR = false; // the previous chunk ended with \r: a leading \n belongs to that break
+  for await (const chunk of chunks) {
+    let start = 0;
+    if (afterCR && chunk.charCodeAt(0) === 10) start = 1;
+    afterCR = false;
+    for (let i = start; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      if (line.length < keep) line += chunk.slice(start, Math.min(i, start + keep - line.length));
+      yield line;
+      line = '';
+      open = false;
+      if (c === 13) {
+        if (i + 1 < chunk.length) {
+          if (chunk.charCodeAt(i + 1) === 10) i++;
+        } else {
+          afterCR = true;
+        }
+      }
+      start = i + 1;
+    }
+    if (start < chunk.length) {
+      open = true;
+      if (line.length < keep) line += chunk.slice(start, start + keep - line.length);
+    }
+  }
+  if (open) yield line;
 }
