@@ -11,7 +11,7 @@
  * program follow symlinks while recursing are refused outright. Synchronous on purpose: the
  * permission policy is synchronous, and a command has a handful of arguments.
  */
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { parseCommandLine } from './shellWords.js';
@@ -145,21 +145,13 @@ export function kernelResolve(cwd: string, path: string): string {
 }
 
 function symlinkLeadingOut(dir: string, inRoots: (p: string) => boolean): boolean {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir);
+    entries = readdirSync(dir, { withFileTypes: true }); // types without an lstat per entry
   } catch {
     return false; // nothing to expand into
   }
-  for (const name of names) {
-    const path = join(dir, name);
-    try {
-      if (lstatSync(path).isSymbolicLink() && !inRoots(realOrNearest(path))) return true;
-    } catch {
-      // vanished meanwhile
-    }
-  }
-  return false;
+  return entries.some((entry) => entry.isSymbolicLink() && !inRoots(realOrNearest(join(dir, entry.name))));
 }
 
 /**
