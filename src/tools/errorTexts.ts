@@ -99,6 +99,14 @@ export function truncatedCallText(name: string): string {
   );
 }
 
+/** Like `truncatedCallText`, for a call that had already started (a safe call starts at its block's stop). */
+export function truncatedStartedCallText(name: string): string {
+  return (
+    `The call to \`${name}\` was cut off by the output token limit. It had already started and was stopped, ` +
+    'so some of its effects may have happened: check before repeating it, and split the work into smaller pieces.'
+  );
+}
+
 export function modelStreamFailedText(name: string): string {
   return `The call to \`${name}\` was not completed because the model's response failed.`;
 }

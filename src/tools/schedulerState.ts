@@ -22,6 +22,7 @@ import {
   modelStreamFailedText,
   notStartedInterruptedText,
   truncatedCallText,
+  truncatedStartedCallText,
 } from './errorTexts.js';
 import type { StopContinuation } from './hooks.js';
 import { errorResult } from './runToolCall.js';
@@ -320,7 +321,9 @@ function settleTruncated(state: SchedulerState, now: number, commands: Scheduler
   const last = state.calls[state.calls.length - 1];
   if (!last || last.status === 'done' || last.blockIndex < state.lastBlockIndex) return;
   const { id, name } = last.classified.block;
-  settle(state, last, errorResult(id, truncatedCallText(name)), now, commands);
+  // A running call may already have acted (written a file, started a subagent): do not claim it did not run.
+  const text = last.status === 'running' ? truncatedStartedCallText(name) : truncatedCallText(name);
+  settle(state, last, errorResult(id, text), now, commands);
 }
 
 function interrupt(state: SchedulerState, now: number, commands: SchedulerCommand[]): void {
