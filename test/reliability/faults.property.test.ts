@@ -16,6 +16,7 @@ import { defer, finalize, type Observable, type Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createContextGovernor } from '../../src/context/createContextGovernor.js';
+import { agentLoopWithSubagents, type AgentTreeOptions } from '../../src/agents/agentTree.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import { createAgentRun } from '../../src/loop/createAgentRun.js';
 import { joinConsecutiveUsers } from '../../src/loop/messages.js';
@@ -271,7 +272,7 @@ async function runScenario(s: Scenario): Promise<void> {
   if (s.abort.k === 'pre_aborted') controller.abort();
   const problems: string[] = [];
   try {
-    const run = createAgentRun({
+    const options: AgentTreeOptions = {
       model: 'claude-sonnet-4-5',
       prompt: 'go',
       client: countingClient(client, open),
@@ -291,9 +292,12 @@ async function runScenario(s: Scenario): Promise<void> {
             }),
           }
         : {}),
-    });
+    };
+    const run = s.tree ? undefined : createAgentRun(options);
+    const loop$ = run ? run.events$ : agentLoopWithSubagents(options);
     const accepted: string[] = [];
-    const outcome = await play(run.events$, s, controller, (spec) => {
+    const outcome = await play(loop$, s, controller, (spec) => {
+      if (!run) return;
       const handle = run.submit('one more thing to do', { interrupt: spec.interrupt });
       if (handle.accepted) {
         accepted.push(handle.id);
@@ -325,8 +329,9 @@ async function runScenario(s: Scenario): Promise<void> {
     }
 
     // 1c. Nothing acknowledged is lost: a tool result the consumer saw is in the final history,
-    //     unless that attempt was voided (a stream retry or a fallback's tombstone).
-    const voided = outcome.events.some((e) => e.type === 'stream_retry' || e.type === 'tombstone');
+    //     unless that attempt was voided (a stream retry or a fallback's tombstone) or compaction
+    //     summarized it (the transcript keeps it).
+    const voided = outcome.events.some((e) => e.type === 'stream_retry' || e.type === 'tombstone' || e.type === 'compact_boundary');
     if (history !== undefined && !voided) {
       const kept = new Set(
         history.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])))),

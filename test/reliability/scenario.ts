@@ -14,7 +14,9 @@ export type BlockSpec =
   | { readonly t: 'text'; readonly chunk?: number }
   | { readonly t: 'thinking' }
   | { readonly t: 'tool'; readonly name: ToolName }
-  | { readonly t: 'bad_input'; readonly name: ToolName };
+  | { readonly t: 'bad_input'; readonly name: ToolName }
+  /** A subagent (the `Agent` tool of `agentLoopWithSubagents`; an unknown tool otherwise). */
+  | { readonly t: 'agent'; readonly background: boolean };
 
 export type Fault =
   | { readonly k: 'none' }
@@ -77,6 +79,8 @@ export interface Scenario {
   readonly fallback: boolean;
   /** Run with `createContextGovernor` (a small window, so compaction requests happen too). */
   readonly governor: boolean;
+  /** Run as `agentLoopWithSubagents` (no submissions then): children share the scripted replies. */
+  readonly tree: boolean;
 }
 
 const toolNameArb = fc.constantFrom<ToolName>(...TOOL_NAMES, 'no_such_tool');
@@ -86,6 +90,7 @@ const blockArb: fc.Arbitrary<BlockSpec> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<BlockSpec>({ t: 'thinking' }) },
   { weight: 4, arbitrary: fc.record({ t: fc.constant('tool' as const), name: toolNameArb }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('bad_input' as const), name: toolNameArb }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('agent' as const), background: fc.boolean() }) },
 );
 
 const faultArb: fc.Arbitrary<Fault> = fc.oneof(
@@ -166,8 +171,9 @@ export const scenarioArb: fc.Arbitrary<Scenario> = fc.record(
     maxTurns: fc.integer({ min: 1, max: 8 }),
     fallback: fc.boolean(),
     governor: fc.boolean(),
+    tree: fc.boolean(),
   },
-  { requiredKeys: ['responses', 'submissions', 'abort', 'hooks', 'fallback', 'governor'] },
+  { requiredKeys: ['responses', 'submissions', 'abort', 'hooks', 'fallback', 'governor', 'tree'] },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -184,6 +190,12 @@ function toBlock(spec: BlockSpec, i: number): ScriptedBlock {
       return { type: 'tool_use', name: spec.name, input: spec.name === 'unsafe_write' ? { value: `v${i}` } : { n: i } };
     case 'bad_input':
       return { type: 'tool_use', name: spec.name, rawInput: '{"n": 1, "oops' };
+    case 'agent':
+      return {
+        type: 'tool_use',
+        name: 'Agent',
+        input: { description: `sub task ${i}`, prompt: 'Look into it.', subagent_type: 'general-purpose', run_in_background: spec.background },
+      };
   }
 }
 
