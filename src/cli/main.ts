@@ -13,7 +13,7 @@ import { buildRun, type PreparedRun } from './buildRun.js';
 import { runInteractive } from './interactive/runInteractive.js';
 import { createStreamJsonMapper } from './output/streamJson.js';
 import { runPrintMode } from './printMode.js';
-import { readStdin } from './readStdin.js';
+import { readStdin, StdinTooLarge } from './readStdin.js';
 import { packageVersion } from './version.js';
 
 /**
@@ -44,7 +44,11 @@ function describeFailure(error: unknown, verbose: boolean): string {
 async function promptFor(options: CliOptions): Promise<string> {
   if (options.prompt !== undefined) return options.prompt;
   if (process.stdin.isTTY) throw new UsageError('-p needs a prompt: give it as an argument or on stdin');
-  const text = (await readStdin()).trim();
+  const text = (
+    await readStdin().catch((error: unknown) => {
+      throw error instanceof StdinTooLarge ? new UsageError(error.message) : error;
+    })
+  ).trim();
   if (text === '') throw new UsageError('-p needs a prompt: give it as an argument or on stdin (stdin was empty)');
   return text;
 }

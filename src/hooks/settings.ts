@@ -3,7 +3,8 @@
  * explicit `--settings` file, validated with zod and merged (hooks and permission rules are
  * concatenated in that order). Other top-level keys are allowed and ignored.
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -48,7 +49,7 @@ export const EMPTY_SETTINGS: Settings = { hooks: {}, permissions: { allow: [], d
 export async function readSettingsFile(file: string, optional: boolean): Promise<Settings | undefined> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readSmallRegularFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && optional) return undefined;
     throw new ConfigurationError(`cannot read settings file ${file}: ${(error as Error).message}`);
@@ -135,4 +136,23 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   const loaded = await Promise.all(files.map((f) => readSettingsFile(f, true)));
   const explicit = options.settingsFile === undefined ? undefined : await readSettingsFile(resolve(options.cwd, options.settingsFile), false);
   return mergeSettings(...loaded, explicit);
+}
+
+/** Settings are small JSON files; anything bigger is a mistake (or `--settings /dev/zero`). */
+export const MAX_SETTINGS_FILE_BYTES = 1 << 20;
+
+/**
+ * Reads a settings file, refusing what is not a regular file of sane size: `readFile` on
+ * `/dev/zero` grows until memory runs out, and on a FIFO it waits forever.
+ */
+async function readSmallRegularFile(file: string): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > MAX_SETTINGS_FILE_BYTES) throw new Error(`${st.size} bytes is more than a settings file can be (${MAX_SETTINGS_FILE_BYTES})`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }

@@ -3,14 +3,14 @@
  * outside the workspace (in bypassPermissions too), to leak the API key, to crash us with deep
  * JSON or odd ids, and the command line itself gets hostile flags. Run `npm run build` first.
  */
-import { readdirSync, readFileSync, statSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createFileResultStore } from '../../src/context/toolResultBudget.js';
 import { createJsonlSessionStore } from '../../src/session/jsonlSessionStore.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
-import { assertBuilt, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli } from '../cli/helpers.js';
+import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli } from '../cli/helpers.js';
 import { makeTempDir } from '../builtin/helpers.js';
 
 beforeAll(assertBuilt);
@@ -228,6 +228,37 @@ describe.concurrent('hostile command lines', () => {
     expect(run.server.requests).toHaveLength(0);
   });
 
+  test('--settings /dev/zero, a FIFO or a huge file: a one-line error at once, no memory run-away', async () => {
+    const box = makeSandbox();
+    const fifo = join(box.home, 'settings.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const huge = join(box.home, 'huge.json');
+    writeFileSync(huge, `{"x":"${'a'.repeat(2 << 20)}"}`);
+    for (const [file, message] of [['/dev/zero', /not a regular file/], [fifo, /not a regular file/], [huge, /more than a settings file/]] as const) {
+      const started = Date.now();
+      const run = await runAgainst(reply, ['-p', 'hi', '--settings', file], { ...box, env });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+  });
+
+  test('an endless stdin prompt is cut off with a usage error', async () => {
+    const box = makeSandbox();
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, '-p'], {
+      cwd: box.cwd,
+      env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+      stdio: [openSync('/dev/zero', 'r'), 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/larger than \d+ bytes/);
+  });
+
   test('binary and NUL bytes on stdin are a prompt like any other', async () => {
     const box = makeSandbox();
     const run = await runAgainst(reply, ['-p'], { ...box, env, stdin: 'look\u0000\u0001\u00ff\ud800 here' });
@@ -235,9 +266,9 @@ describe.concurrent('hostile command lines', () => {
     expect(run.server.requests[0]!.validationErrors).toEqual([]);
   });
 
-  test('a 30 MB stdin prompt is refused before any request, with one line', async () => {
+  test('a 10 MB stdin prompt (under the stdin cap) is refused before any request, with one line', async () => {
     const box = makeSandbox();
-    const run = await runCli(['-p'], { ...box, env, stdin: 'w '.repeat(15_000_000), baseURL: 'http://127.0.0.1:9' });
+    const run = await runCli(['-p'], { ...box, env, stdin: 'w '.repeat(5_000_000), baseURL: 'http://127.0.0.1:9' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/limit/);
     expect(run.stderr).not.toMatch(/internal error/);
