@@ -180,6 +180,8 @@ describe('special files inside the workspace', () => {
     const started = Date.now();
     await expect(read({ file_path: 'pipe' })).rejects.toThrow(/not a regular file|FIFO/);
     await expect(ws.openInside(join(work, 'pipe'), 'write')).rejects.toThrow(/not a regular file|FIFO/);
+    await expect(grep({ pattern: 'x', path: 'pipe' })).rejects.toThrow(/not a regular file/);
+    expect(await grep({ pattern: 'hello' })).toContain('src/a.txt'); // the walk skips the FIFO
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });

@@ -49,6 +49,8 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
       const root = await workspace.resolveInside(input.path ?? '.');
       const rootStat = await stat(root).catch(() => undefined);
       if (!rootStat) throw new ToolRefusal(`Path does not exist: ${root}. Check it, or omit path to search the working directory.`);
+      // A FIFO or device would block the synchronous scan (and so the whole process) forever.
+      if (!rootStat.isDirectory() && !rootStat.isFile()) throw new ToolRefusal(`${root} is not a regular file or directory; only those can be searched.`);
       const before = input['-B'] ?? input['-C'] ?? 0;
       const after = input['-A'] ?? input['-C'] ?? 0;
       const showNumbers = input['-n'] ?? true;
