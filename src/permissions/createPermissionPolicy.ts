@@ -10,7 +10,8 @@
  */
 import type { CanUseTool, CanUseToolContext, PermissionDecision, PermissionResult } from '../tools/hooks.js';
 import { askDeniedMessage } from '../tools/hooks.js';
-import { ruleMatches, type MatchContext } from './matchRule.js';
+import { bashReadTargets } from '../tools/builtin/bashPaths.js';
+import { pathRuleCoversRead, ruleMatches, type MatchContext } from './matchRule.js';
 import { callKindOf, modeVerdict, type PermissionMode } from './modes.js';
 import { parseRuleStrings, type PermissionRule, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
 
@@ -70,11 +71,35 @@ export function decidePermission(
   if (denyRule) return { behavior: 'deny', reason: `the deny rule \`${denyRule.text}\` forbids it`, rule: denyRule };
   if (call.hookDecision === 'deny') return { behavior: 'deny', reason: call.hookReason ?? 'a PreToolUse hook denied it' };
   const kind = callKindOf(call.toolName, call.input, ctx);
+  // A shell read must not get around a Read rule: `cat secrets/key` when `Read(secrets/**)` is
+  // denied is denied too; `grep -r x .`, which may read them among others, asks.
+  const shellRead = (behavior: 'deny' | 'ask'): { rule: PermissionRule; direct: boolean } | undefined => {
+    if (kind !== 'bash_read_only' && kind !== 'bash_read_outside') return undefined;
+    const candidates = rules[behavior].filter((rule) => rule.toolName === 'Read' && rule.content !== undefined);
+    if (candidates.length === 0) return undefined;
+    const targets = bashReadTargets((call.input as { command: string }).command, ctx) ?? [];
+    let below: PermissionRule | undefined;
+    for (const rule of candidates) {
+      for (const target of targets) {
+        const covered = pathRuleCoversRead(rule.content!, target, ctx);
+        if (covered === 'match') return { rule, direct: true };
+        if (covered === 'below') below ??= rule;
+      }
+    }
+    return below ? { rule: below, direct: false } : undefined;
+  };
+  const shellDeny = shellRead('deny');
+  if (shellDeny?.direct) {
+    return { behavior: 'deny', reason: `the deny rule \`${shellDeny.rule.text}\` forbids reading those files, also from the shell`, rule: shellDeny.rule };
+  }
   const byMode = modeVerdict(mode, kind);
   if (mode === 'plan' && byMode.behavior === 'deny') return byMode;
   if (call.hookDecision === 'ask') return { behavior: 'ask', reason: call.hookReason ?? 'a PreToolUse hook asked for approval' };
-  const askRule = find('ask');
+  const askRule = find('ask') ?? shellRead('ask')?.rule;
   if (askRule) return { behavior: 'ask', reason: `the rule \`${askRule.text}\` asks for approval`, rule: askRule };
+  if (shellDeny) {
+    return { behavior: 'ask', reason: `this command may read files the deny rule \`${shellDeny.rule.text}\` protects`, rule: shellDeny.rule };
+  }
   if (call.hookDecision === 'allow') return { behavior: 'allow', reason: call.hookReason ?? 'a PreToolUse hook allowed it' };
   const allowRule = find('allow');
   if (allowRule) return { behavior: 'allow', reason: `allowed by the rule \`${allowRule.text}\``, rule: allowRule };

@@ -60,6 +60,25 @@ export function filePathsOf(toolName: string, fields: Record<string, unknown>, c
   return real === written ? [written] : [written, real];
 }
 
+/**
+ * Whether a path rule covers what a shell read of `target` may reveal: `'match'` when the rule
+ * matches it, `'below'` when `target` is a directory above what the rule protects (`grep -r x .`
+ * may read `secrets/**` too), false otherwise.
+ */
+export function pathRuleCoversRead(pattern: string, target: string, ctx: MatchContext): 'match' | 'below' | false {
+  if (pathRuleMatches(pattern, target, ctx)) return 'match';
+  const home = ctx.homeDir ?? homedir();
+  const t = target.split(sep).join('/').replace(/\/+$/, '');
+  return [ctx.cwd, realOrNearest(resolve(ctx.cwd))].some((base) => {
+    const abs = (pattern.startsWith('~/') ? resolve(home, pattern.slice(2)) : isAbsolute(pattern) ? pattern : resolve(base, pattern)).split(sep).join('/');
+    const fixed = abs.split('/').findIndex((segment) => /[*?[{]/.test(segment));
+    const prefix = fixed === -1 ? abs : abs.split('/').slice(0, fixed).join('/');
+    return prefix.startsWith(`${t}/`) || t === '';
+  })
+    ? 'below'
+    : false;
+}
+
 function pathRuleMatches(pattern: string, target: string, ctx: MatchContext): boolean {
   const home = ctx.homeDir ?? homedir();
   const bases = [ctx.cwd, realOrNearest(resolve(ctx.cwd))];

@@ -257,3 +257,32 @@ describe('git is not auto-allowed inside a bare-looking repository written in th
     expect(bashPathsStayInside('cd evil && git log', { cwd: outer, roots: [outer], homeDir: home }).inside).toBe(false);
   });
 });
+
+describe('Read rules also bind shell reads', () => {
+  const repo = join(sandbox, 'repo-read-rules');
+  mkdirSync(join(repo, 'secrets'), { recursive: true });
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  writeFileSync(join(repo, 'secrets', 'key'), 'k');
+  writeFileSync(join(repo, 'src', 'a.ts'), 'a');
+  const c = { cwd: repo, roots: [repo], homeDir: home };
+  const decide = (command: string, rules = parseRuleStrings({ deny: ['Read(secrets/**)'] }), mode: PermissionMode = 'default') =>
+    decidePermission(mode, rules, { toolName: 'Bash', input: { command } }, c).behavior;
+
+  test.each(['cat secrets/key', 'cat ./secrets/../secrets/key', 'head -n1 secrets/key', 'cat secrets/*', 'cd secrets && cat key', 'grep -f secrets/key src/a.ts'])(
+    '%s is denied like Read would be',
+    (command) => {
+      expect(decide(command)).toBe('deny');
+      expect(decide(command, parseRuleStrings({ deny: ['Read(secrets/**)'] }), 'bypassPermissions')).toBe('deny');
+    },
+  );
+  test.each(['grep -r key .', 'grep -r key', 'find .', 'ls -R', 'git log -p', 'du -a'])('%s may read them among others: asks', (command) => {
+    expect(decide(command)).toBe('ask');
+  });
+  test.each(['cat src/a.ts', 'grep -r x src', 'ls src', 'echo secrets/key'])('%s stays auto-allowed', (command) => {
+    expect(decide(command)).toBe('allow');
+  });
+  test('a Read ask rule asks for shell reads of those files', () => {
+    expect(decide('cat secrets/key', parseRuleStrings({ ask: ['Read(secrets/**)'] }))).toBe('ask');
+    expect(decide('cat src/a.ts', parseRuleStrings({ ask: ['Read(secrets/**)'] }))).toBe('allow');
+  });
+});

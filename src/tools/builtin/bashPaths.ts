@@ -41,7 +41,43 @@ const FOLLOWING_FLAGS: Readonly<Record<string, (arg: string) => boolean>> = {
 
 const GLOB_CHARS = /[*?[]/;
 
-export function bashPathsStayInside(command: string, scope: PathScope): PathVerdict {
+/**
+ * Whether the command reads the working directory's tree without naming it: git (any file of
+ * the repository), rg/grep -r with only a pattern, find/du without a path, ls -R.
+ */
+function readsWorkingTree(program: string, args: readonly string[], operands: number): boolean {
+  const shortFlag = (letters: RegExp) => args.some((a) => /^-[^-]/.test(a) && letters.test(a));
+  switch (program) {
+    case 'git':
+      return true;
+    case 'rg':
+      return operands <= 1;
+    case 'grep':
+      return operands <= 1 && (shortFlag(/[rR]/) || args.includes('--recursive') || args.includes('--dereference-recursive'));
+    case 'find':
+    case 'du':
+      return operands === 0;
+    case 'ls':
+      return operands === 0 && (shortFlag(/R/) || args.includes('--recursive'));
+    default:
+      return false;
+  }
+}
+
+/**
+ * The absolute paths a read-only command may read, as written and as resolved, plus the working
+ * directory for programs that read whole trees (`grep -r x`, `find`, `git`). For checking Read
+ * deny/ask rules against shell reads. Undefined when the command cannot be parsed.
+ */
+export function bashReadTargets(command: string, scope: PathScope): string[] | undefined {
+  const touched: string[] = [];
+  const parsed = parseCommandLine(command);
+  if (!parsed.ok) return undefined;
+  bashPathsStayInside(command, scope, touched);
+  return touched;
+}
+
+export function bashPathsStayInside(command: string, scope: PathScope, touched?: string[]): PathVerdict {
   const parsed = parseCommandLine(command);
   if (!parsed.ok) return { inside: false, reason: parsed.reason };
   const home = scope.homeDir ?? homedir();
@@ -55,6 +91,10 @@ export function bashPathsStayInside(command: string, scope: PathScope): PathVerd
     for (const cwd of cwds) {
       const problem = checkOne(raw, cwd, home, inRoots);
       if (problem) return problem;
+      if (touched) {
+        const expanded = expandTilde(raw, home);
+        touched.push(resolve(cwd, expanded), kernelResolve(cwd, expanded));
+      }
     }
     return undefined;
   };
@@ -79,7 +119,9 @@ export function bashPathsStayInside(command: string, scope: PathScope): PathVerd
     }
     const follows = FOLLOWING_FLAGS[program];
     let operandsOnly = false;
+    let operands = 0;
     for (const arg of args) {
+      if (operandsOnly || !arg.startsWith('-')) operands++;
       if (!operandsOnly && follows?.(arg)) return { inside: false, reason: `${program} ${arg} follows symlinks out of the workspace` };
       let candidate: string | undefined = arg;
       if (!operandsOnly && arg === '--') {
@@ -91,6 +133,7 @@ export function bashPathsStayInside(command: string, scope: PathScope): PathVerd
       const problem = check(candidate);
       if (problem) return { inside: false, reason: problem };
     }
+    if (touched && readsWorkingTree(program, args, operands)) touched.push(...cwds);
   }
   return { inside: true };
 }
