@@ -107,12 +107,40 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     const ev = (body: Parameters<typeof eventOf>[1]) => eventOf(state, body);
 
     // ---- ending ------------------------------------------------------------------------------
-    const flushTranscript = (): Observable<never> =>
+    /** The history a failed transcript write ends the run with (valid at every flush point). */
+    let flushedHistory: readonly MessageParam[] = state.messages;
+    const flushTranscript = (history: readonly MessageParam[]): Observable<never> =>
       defer(() => {
+        flushedHistory = history;
         const sink = ctx.transcript;
         if (!sink || ctx.pendingTranscript.length === 0) return EMPTY;
         return from(sink.append(ctx.pendingTranscript.splice(0)));
-      }).pipe(ignoreElements());
+      }).pipe(
+        ignoreElements(),
+        catchError((error: unknown) => throwError(() => new TranscriptWriteFailure(error))),
+      );
+    /**
+     * A transcript that cannot be written (disk full, permissions) ends the run: going on would
+     * leave work the user believes saved unsaved. It happens while preparing the next request
+     * (or the end), hence `turn_setup_failed`, with the store's own message.
+     */
+    const endOnTranscriptFailure = (error: unknown): Observable<IterationOutput> => {
+      if (!(error instanceof TranscriptWriteFailure)) return throwError(() => error);
+      const cause = error.cause;
+      return of(
+        ev({
+          type: 'terminal',
+          reason: 'turn_setup_failed',
+          turnCount: state.turnCount,
+          usage: state.usage,
+          costUsd: state.costUsd,
+          durationMs: ctx.now() - ctx.startedAt,
+          error: { kind: 'session', message: `could not write the session transcript: ${cause instanceof Error ? cause.message : String(cause)}` },
+          ...(state.lastAssistantText !== undefined ? { lastAssistantText: state.lastAssistantText } : {}),
+          messages: flushedHistory,
+        }),
+      );
+    };
 
     const record = (additions: readonly Addition[]): void => {
       if (!ctx.transcript) return;
@@ -180,7 +208,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         messages,
         ...(decision.deferredToolUse ? { deferredToolUse: decision.deferredToolUse } : {}),
       });
-      return concat(from(out), flushTranscript(), of(terminalEvent));
+      return concat(from(out), flushTranscript(messages), of(terminalEvent));
     };
 
     /** The partial (or complete) assistant message plus results for every tool_use, real or synthetic. */
@@ -639,7 +667,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
                 boundary: decision.boundary,
                 messages,
               });
-              return concat(from([...notices, ev({ type: 'compact_boundary', ...decision.boundary })]), flushTranscript(), modelPhase(messages));
+              return concat(from([...notices, ev({ type: 'compact_boundary', ...decision.boundary })]), flushTranscript(messages), modelPhase(messages));
             }
             case 'blocking_limit':
               return concat(from(notices), finish(terminal('blocking_limit', { error: { kind: 'internal', message: decision.message } })));
@@ -653,6 +681,13 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           }
         }),
       );
-    return concat(of(start), flushTranscript(), governed$);
+    return concat(of(start), flushTranscript(state.messages), governed$).pipe(catchError(endOnTranscriptFailure));
   });
+}
+
+/** Marks a transcript write failure so the iteration can end with it instead of erroring. */
+class TranscriptWriteFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('transcript write failed');
+  }
 }
