@@ -11,6 +11,8 @@ export type RxAgentErrorKind =
   | 'connection'
   | 'stream_protocol'
   | 'stream_idle_timeout'
+  /** A response outlived its total deadline (`requestTimeoutMs`) while bytes kept coming. */
+  | 'request_timeout'
   | 'assembly'
   | 'tool'
   | 'configuration'
@@ -88,6 +90,19 @@ export class StreamIdleTimeout extends RxAgentError {
   readonly retryable = true;
   constructor(readonly idleTimeoutMs: number) {
     super(`no data received from the model for ${idleTimeoutMs} ms`);
+  }
+}
+
+/**
+ * One HTTP attempt did not finish its response within `requestTimeoutMs`, although bytes (pings,
+ * say) kept arriving so the idle timeout never fired. Retried like an idle timeout.
+ */
+export class RequestTimeout extends RxAgentError {
+  override readonly name = 'RequestTimeout';
+  readonly kind = 'request_timeout' as const;
+  readonly retryable = true;
+  constructor(readonly requestTimeoutMs: number) {
+    super(`the model's response did not finish within ${requestTimeoutMs} ms (requestTimeoutMs)`);
   }
 }
 

@@ -22,6 +22,7 @@ export {
   ApiError,
   ConfigurationError,
   ConnectionError,
+  RequestTimeout,
   RxAgentError,
   StreamIdleTimeout,
   StreamProtocolError,

@@ -14,7 +14,8 @@
  * - Each retry is announced before its wait: `api_retry` when nothing of the failed attempt was
  *   emitted, `stream_retry` when its events were (consumers discard since the last message_start).
  * - Waits use `timer(delay, scheduler)`; the idle timeout is an RxJS `timeout` whose timer restarts
- *   with every chunk of bytes. Both are virtual-time friendly.
+ *   with every chunk of bytes; the optional total deadline (`requestTimeoutMs`) is one `timer` per
+ *   attempt that never restarts. All are virtual-time friendly.
  * - The API key never appears in an error, an event or a log: messages pass through `redact`.
  *
  * ## Example
@@ -29,9 +30,10 @@
  */
 import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type SchedulerLike, throwError, timeout } from 'rxjs';
 import { Agent } from 'undici';
-import { ConfigurationError, ConnectionError, StreamIdleTimeout, redact } from '../errors.js';
+import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from './decodeSSE.js';
+import { withDeadline } from './withDeadline.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
 import { DEFAULT_MAX_RETRIES, type BackoffOptions } from './retryPolicy.js';
 import { withAnnouncedRetries } from './withAnnouncedRetries.js';
@@ -51,6 +53,14 @@ export interface MessagesClientOptions {
   readonly maxRetries?: number;
   /** No bytes for this long fails the attempt with `StreamIdleTimeout` (default 120 s; 0 = off). */
   readonly idleTimeoutMs?: number;
+  /**
+   * Total time one HTTP attempt may take, from sending the request to the response's last byte;
+   * beyond it the attempt fails with `RequestTimeout` and is retried like an idle timeout.
+   * Default 0 = off: the idle timeout already ends silent stalls, and a legitimate long reply
+   * (tens of thousands of output tokens from a slow model) can stream for most of an hour, so no
+   * fixed default fits every run. Set it when a proxy may keep a dead stream alive with pings.
+   */
+  readonly requestTimeoutMs?: number;
   /** The first retry's backoff before jitter (default 500 ms); doubles per retry. */
   readonly retryBaseDelayMs?: number;
   /** Cap of the backoff (default 32 s). */
@@ -59,10 +69,15 @@ export interface MessagesClientOptions {
   readonly random?: () => number;
   /** Scheduler of the retry waits and the clock for `retry-after` dates (default `asyncScheduler`). */
   readonly scheduler?: SchedulerLike;
-  /** Scheduler of the idle timeout (default `asyncScheduler`); separate so a test can fake only waits. */
+  /** Scheduler of the idle timeout and the request deadline (default `asyncScheduler`); separate so a test can fake only waits. */
   readonly idleScheduler?: SchedulerLike;
   /** The SSE parser's buffer cap in characters (see `decodeSSE`). */
   readonly maxBufferSize?: number;
+  /**
+   * Cap on one response body in characters (default 64 Mi, see `decodeSSE`): a server streaming
+   * valid deltas forever fails the call with a non-retryable `StreamProtocolError('buffer_overflow')`.
+   */
+  readonly maxResponseChars?: number;
   /** Max sockets of the pooled dispatcher per origin (default: unlimited). */
   readonly connections?: number;
 }
@@ -82,12 +97,16 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const scheduler = options.scheduler ?? asyncScheduler;
   const idleScheduler = options.idleScheduler ?? asyncScheduler;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 0;
   const backoff: BackoffOptions = {
     ...(options.retryBaseDelayMs !== undefined && { baseDelayMs: options.retryBaseDelayMs }),
     ...(options.retryMaxDelayMs !== undefined && { maxDelayMs: options.retryMaxDelayMs }),
     ...(options.random !== undefined && { random: options.random }),
   };
-  const decodeOptions = options.maxBufferSize === undefined ? {} : { maxBufferSize: options.maxBufferSize };
+  const decodeOptions = {
+    ...(options.maxBufferSize !== undefined && { maxBufferSize: options.maxBufferSize }),
+    ...(options.maxResponseChars !== undefined && { maxResponseChars: options.maxResponseChars }),
+  };
   const dispatcher = new Agent(options.connections === undefined ? {} : { connections: options.connections });
   const baseHeaders = {
     'x-api-key': apiKey,
@@ -107,7 +126,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
       body,
       now: () => scheduler.now(),
     });
-    const watched$ =
+    const idleWatched$ =
       idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
         ? bytes$.pipe(
             timeout({
@@ -117,6 +136,11 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
             }),
           )
         : bytes$;
+    // Pings keep the idle timer happy forever; the deadline does not restart.
+    const watched$ =
+      requestTimeoutMs > 0 && Number.isFinite(requestTimeoutMs)
+        ? idleWatched$.pipe(withDeadline(requestTimeoutMs, () => new RequestTimeout(requestTimeoutMs), idleScheduler))
+        : idleWatched$;
     return defer(() => {
       let stopped = false;
       return watched$.pipe(
@@ -128,7 +152,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
         }),
         // The message is complete: a connection that then drops or hangs costs nothing.
         catchError((error: unknown) =>
-          stopped && (error instanceof ConnectionError || error instanceof StreamIdleTimeout)
+          stopped && (error instanceof ConnectionError || error instanceof StreamIdleTimeout || error instanceof RequestTimeout)
             ? EMPTY
             : throwError(() => error),
         ),

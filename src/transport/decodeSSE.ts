@@ -10,7 +10,8 @@
  *
  * Errors (all `RxAgentError`s): `StreamProtocolError` with type `invalid_json` (quotes the first
  * characters), `invalid_event`, `out_of_order` (an event before `message_start` or after
- * `message_stop`), `ended_before_message_stop` (the source completed early) or `buffer_overflow`;
+ * `message_stop`), `ended_before_message_stop` (the source completed early) or `buffer_overflow` (one event
+ * outgrew the line buffer, or the whole body outgrew `maxResponseChars`);
  * an SSE `error` event becomes an `ApiError`, retryable exactly like its HTTP twin. Events decoded
  * before the fault are emitted first, so nothing is lost.
  *
@@ -27,7 +28,9 @@
  * ```
  *
  * @see {@link createMessagesClient} which applies it to each response body.
- * @param options `maxBufferSize`: the SSE parser's buffer cap, in characters (default 8 Mi).
+ * @param options `maxBufferSize`: the SSE parser's buffer cap, in characters (default 8 Mi);
+ *   `maxResponseChars`: the cap on the whole body, in characters (default 64 Mi). Either overflow
+ *   is a non-retryable `StreamProtocolError('buffer_overflow')`.
  * @returns An operator from body chunks to `TransportOutput`.
  */
 import { concat, defer, Observable, type ObservableInput, type OperatorFunction } from 'rxjs';

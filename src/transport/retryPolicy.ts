@@ -8,7 +8,7 @@
  * Wait: the larger of an exponential backoff (about 500 ms doubling, capped at 32 s, jittered down
  * by up to 25%) and what the server asked for in `retry-after` / `retry-after-ms`.
  */
-import { ApiError, ConnectionError, StreamIdleTimeout, StreamProtocolError } from '../errors.js';
+import { ApiError, ConnectionError, RequestTimeout, StreamIdleTimeout, StreamProtocolError } from '../errors.js';
 
 export const DEFAULT_MAX_RETRIES = 10;
 export const DEFAULT_RETRY_BASE_DELAY_MS = 500;
@@ -79,6 +79,7 @@ export function isRetryableError(error: unknown): boolean {
   if (error instanceof ApiError) return error.retryable;
   if (error instanceof ConnectionError) return true;
   if (error instanceof StreamIdleTimeout) return true;
+  if (error instanceof RequestTimeout) return true;
   if (error instanceof StreamProtocolError) return error.type === 'ended_before_message_stop';
   return false;
 }
@@ -134,6 +135,7 @@ export function retryErrorType(error: unknown): string {
   if (error instanceof ApiError) return error.errorType;
   if (error instanceof ConnectionError) return 'connection';
   if (error instanceof StreamIdleTimeout) return 'stream_idle_timeout';
+  if (error instanceof RequestTimeout) return 'request_timeout';
   if (error instanceof StreamProtocolError) return error.type;
   return 'unknown';
 }

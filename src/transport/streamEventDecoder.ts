@@ -34,12 +34,27 @@ import type { DebugEvent, TransportOutput } from './types.js';
 /** Default cap on what the SSE parser may buffer (a partial line plus an unfinished event). */
 export const DEFAULT_MAX_BUFFER_SIZE = 8 * 1024 * 1024;
 
+/**
+ * Default cap on one response body, in characters (64 Mi). Far above any real response (a 128k
+ * token reply is well under 2 Mi characters of SSE), low enough that a server streaming valid
+ * deltas forever fails the stream instead of filling memory with the message being assembled.
+ */
+export const DEFAULT_MAX_RESPONSE_CHARS = 64 * 1024 * 1024;
+
 export interface StreamEventDecoderOptions {
   /**
    * Maximum characters the SSE parser may buffer across chunks; beyond it the stream fails with
    * `StreamProtocolError('buffer_overflow')` instead of growing without bound. Default 8 Mi.
    */
   readonly maxBufferSize?: number;
+  /**
+   * Maximum characters of one response body (everything fed to this decoder, SSE framing
+   * included). The line-buffer cap above bounds one event; this bounds their sum, which the
+   * assembled message holds until `message_stop`. Beyond it the stream fails with a
+   * non-retryable `StreamProtocolError('buffer_overflow')` (a retry would stream the same
+   * endless reply again). Default 64 Mi; `Infinity` turns it off.
+   */
+  readonly maxResponseChars?: number;
 }
 
 /** What one `push` or `end` produced: outputs in order, then possibly the error that ends it. */
@@ -84,6 +99,9 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
   let phase: Phase = 'before_start';
   /** Indexes of blocks of an unknown type: their deltas and stop are dropped with the start. */
   let ignoredBlocks: Set<number> | undefined;
+  const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
+  /** Characters fed so far: one addition per chunk, not per event. */
+  let responseChars = 0;
 
   const parser = createParser({
     maxBufferSize: options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE,
@@ -243,6 +261,18 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
 
   function feed(text: string): void {
     if (error !== undefined || text.length === 0) return;
+    responseChars += text.length;
+    if (responseChars > maxResponseChars) {
+      // Nothing of the chunk is parsed: the events before it were already emitted.
+      fail(
+        new StreamProtocolError(
+          'buffer_overflow',
+          `the response exceeds the cap of ${maxResponseChars} characters (maxResponseChars); the stream was stopped`,
+          false,
+        ),
+      );
+      return;
+    }
     endsWithCR = text.charCodeAt(text.length - 1) === 13;
     parser.feed(text);
   }

@@ -55,7 +55,7 @@ export const seqId = () => `id-${++counter}`;
 
 import { lastValueFrom, tap, toArray as toArrayOp } from 'rxjs';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { createMessagesClient } from '../../src/transport/createMessagesClient.js';
+import { createMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { AgentLoopOptions } from '../../src/loop/options.js';
 import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
@@ -70,7 +70,12 @@ export interface HttpRun {
 /** Runs the loop over HTTP against the scripted server until its terminal; closes everything. */
 export async function runOverHttp(
   script: Script,
-  options: Partial<AgentLoopOptions> & { readonly maxRetries?: number; readonly onEvent?: (e: LoopEvent) => void } = {},
+  options: Partial<AgentLoopOptions> & {
+    readonly maxRetries?: number;
+    readonly onEvent?: (e: LoopEvent) => void;
+    /** More client options (caps, timeouts). */
+    readonly clientOptions?: Partial<MessagesClientOptions>;
+  } = {},
 ): Promise<HttpRun> {
   const server = await startScriptedServer({ script });
   const client = createMessagesClient({
@@ -79,9 +84,10 @@ export async function runOverHttp(
     maxRetries: options.maxRetries ?? 0,
     retryBaseDelayMs: 5,
     retryMaxDelayMs: 10,
+    ...options.clientOptions,
   });
   try {
-    const { maxRetries: _m, onEvent, ...rest } = options;
+    const { maxRetries: _m, onEvent, clientOptions: _c, ...rest } = options;
     const events = await lastValueFrom(
       agentLoop({ model: 'claude-sonnet-4-5', prompt: 'start', ...rest, client }).pipe(
         tap((e) => onEvent?.(e)),
