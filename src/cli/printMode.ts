@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, tap } from 'rxjs';
 import { agentLoopWithSubagents } from '../agents/agentTree.js';
-import type { TerminalEvent } from '../loop/types.js';
+import type { LoopEvent, TerminalEvent } from '../loop/types.js';
 import type { CliOptions } from './args.js';
 import type { PreparedRun } from './buildRun.js';
 import { describeTerminal, exitCodeOf } from './output/resultLine.js';
@@ -50,20 +50,34 @@ export async function runPrintMode(
   }
   let terminal: TerminalEvent | undefined;
   let resultLine: OutputLine | undefined;
-  await lastValueFrom(
-    agentLoopWithSubagents(run.loopOptions(prompt, signal)).pipe(
-      tap((event) => {
-        const lines = mapper.map(event);
-        if (event.type === 'terminal') {
-          terminal = event;
-          resultLine = lines.find((l) => l.type === 'result');
-        }
-        if (streaming) lines.forEach(emit);
-        else if (collected) for (const line of lines) if (line.type !== 'stream_event') collected.push(line);
-      }),
-    ),
-    { defaultValue: undefined },
-  );
+  const startedAt = Date.now();
+  const deliver = (event: LoopEvent) => {
+    const lines = mapper.map(event);
+    if (event.type === 'terminal') {
+      terminal = event;
+      resultLine = lines.find((l) => l.type === 'result');
+    }
+    if (streaming) lines.forEach(emit);
+    else if (collected) for (const line of lines) if (line.type !== 'stream_event') collected.push(line);
+  };
+  try {
+    await lastValueFrom(agentLoopWithSubagents(run.loopOptions(prompt, signal)).pipe(tap(deliver)), { defaultValue: undefined });
+  } catch (error) {
+    // The loop's contract is a terminal as its last event; should a bug break it, consumers of
+    // the output still get their one result line (an error), never a silent end.
+    if (terminal) throw error;
+    deliver({
+      type: 'terminal',
+      reason: 'model_error',
+      turnCount: 0,
+      usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+      costUsd: 0,
+      durationMs: Date.now() - startedAt,
+      error: { kind: 'internal', message: `internal error: ${error instanceof Error ? error.message : String(error)}` },
+      chainId: run.sessionId,
+      depth: 0,
+    });
+  }
   if (!terminal || !resultLine || resultLine.type !== 'result') {
     throw new Error('the agent loop ended without a terminal event');
   }

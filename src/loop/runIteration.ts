@@ -120,13 +120,15 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         catchError((error: unknown) => throwError(() => new TranscriptWriteFailure(error))),
       );
     /**
-     * A transcript that cannot be written (disk full, permissions) ends the run: going on would
-     * leave work the user believes saved unsaved. It happens while preparing the next request
-     * (or the end), hence `turn_setup_failed`, with the store's own message.
+     * Preparing a request can fail outside the model call: a transcript that cannot be written
+     * (disk full, permissions: going on would leave work the user believes saved unsaved), or a
+     * context governor or hook that throws. The run then ends with `turn_setup_failed` and the
+     * cause, never with an Observable error that would leave consumers without a terminal.
      */
-    const endOnTranscriptFailure = (error: unknown): Observable<IterationOutput> => {
-      if (!(error instanceof TranscriptWriteFailure)) return throwError(() => error);
-      const cause = error.cause;
+    const endOnSetupFailure = (error: unknown): Observable<IterationOutput> => {
+      const transcript = error instanceof TranscriptWriteFailure;
+      const cause = transcript ? error.cause : error;
+      const detail = cause instanceof Error ? cause.message : String(cause);
       return of(
         ev({
           type: 'terminal',
@@ -135,7 +137,9 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           usage: state.usage,
           costUsd: state.costUsd,
           durationMs: ctx.now() - ctx.startedAt,
-          error: { kind: 'session', message: `could not write the session transcript: ${cause instanceof Error ? cause.message : String(cause)}` },
+          error: transcript
+            ? { kind: 'session', message: `could not write the session transcript: ${detail}` }
+            : { kind: 'internal', message: `preparing the next request failed: ${detail}` },
           ...(state.lastAssistantText !== undefined ? { lastAssistantText: state.lastAssistantText } : {}),
           messages: flushedHistory,
         }),
@@ -638,8 +642,10 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       );
     }
     const start = ev({ type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason });
-    const governed$ = ctx.governor
-      .beforeCall({
+    // Deferred: the governor runs after the transcript flush, and a governor that throws
+    // synchronously ends the run like one that errors (endOnSetupFailure).
+    const governed$ = defer(() =>
+      ctx.governor.beforeCall({
         chainId: state.chainId,
         depth: state.depth,
         messages: state.messages,
@@ -648,8 +654,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         lastUsage: state.lastUsage,
         messagesSinceUsage: state.lastUsageCovers,
         signal: ctx.signal,
-      })
-      .pipe(
+      }),
+    ).pipe(
         take(1),
         mergeMap((decision): Observable<IterationOutput> => {
           const notices = noticeEvents(decision.notices);
@@ -681,7 +687,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           }
         }),
       );
-    return concat(of(start), flushTranscript(state.messages), governed$).pipe(catchError(endOnTranscriptFailure));
+    return concat(of(start), flushTranscript(state.messages), governed$).pipe(catchError(endOnSetupFailure));
   });
 }
 

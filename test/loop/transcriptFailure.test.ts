@@ -67,3 +67,28 @@ describe('transcript write failure', () => {
     expect(r.terminal.messages?.at(-1)?.role).toBe('assistant');
   });
 });
+
+describe('a throwing context governor', () => {
+  it('ends the run with turn_setup_failed (kind internal) and sends no request', async () => {
+    const model = syncModel(() => message([text('never')]));
+    const events = await lastValueFrom(
+      agentLoop({
+        model: 'claude-sonnet-4-5',
+        prompt: 'go',
+        contextGovernor: {
+          beforeCall: () => {
+            throw new Error('governor bug');
+          },
+          reactiveCompact: () => {
+            throw new Error('unused');
+          },
+        },
+        deps: { callModel: model.callModel },
+      }).pipe(toArray()),
+    );
+    const terminal = events.at(-1) as TerminalEvent;
+    expect(model.requests).toHaveLength(0);
+    expect(terminal.reason).toBe('turn_setup_failed');
+    expect(terminal.error).toEqual({ kind: 'internal', message: 'preparing the next request failed: governor bug' });
+  });
+});
