@@ -58,8 +58,13 @@ export interface SubagentLauncher {
   readonly definitions: ReadonlyMap<string, AgentDefinition>;
   /** Prepares a foreground child (nothing runs until `events$` is subscribed). */
   foreground(definition: AgentDefinition, input: AgentToolInput, parentToolUseId: string, signal: AbortSignal): StartedChild;
-  /** Starts a background child now; returns its id. */
-  background(definition: AgentDefinition, input: AgentToolInput, parentToolUseId: string): string;
+  /**
+   * Starts a background child now; returns its id. `callSignal` is the launching call's signal:
+   * it aborts only if the call is stopped before its result is delivered (truncated, interrupted,
+   * aborted, timed out), and then the child is cut with no notification, so the model's "the
+   * call was stopped" stays true. Once the "launched" result is delivered the child is the tree's.
+   */
+  background(definition: AgentDefinition, input: AgentToolInput, parentToolUseId: string, callSignal?: AbortSignal): string;
 }
 
 /** A child's end: a successful answer, or a failure text for an error result. */
@@ -110,7 +115,9 @@ export function createAgentTool(launcher: SubagentLauncher, name = AGENT_TOOL_NA
       defer(() => {
         const definition = launcher.definitions.get(input.subagent_type)!;
         if (input.run_in_background) {
-          const agentId = launcher.background(definition, input, ctx.toolUseId);
+          // Stopped before it could launch: start nothing (runToolCall already answers the call).
+          if (ctx.signal.aborted) return EMPTY;
+          const agentId = launcher.background(definition, input, ctx.toolUseId, ctx.signal);
           return of<ToolYield<AgentToolOutput>>({
             type: 'outcome',
             output: { status: 'launched', agentId, agentType: definition.name, description: input.description },

@@ -263,8 +263,12 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
   const launcher: SubagentLauncher = {
     definitions: node.definitions,
     foreground: (definition, input, parentToolUseId, signal) => startChild(definition, input, parentToolUseId, false, signal),
-    background: (definition, input, parentToolUseId) => {
+    background: (definition, input, parentToolUseId, callSignal) => {
       const child = startChild(definition, input, parentToolUseId, true, controller.signal);
+      // A launching call stopped before its result reached the model (max_tokens, interrupt,
+      // abort) was reported to the model as stopped; cutting the child keeps that true (no late
+      // notification of work the model believes stopped). The signal never aborts afterwards.
+      const callStopped$ = callSignal ? aborted$(callSignal) : EMPTY;
       running++;
       let settled = false;
       const settle = (ok: boolean, body: string): void => {
@@ -284,6 +288,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
       });
       background$.next(
         child.events$.pipe(
+          takeUntil(callStopped$),
           mergeMap((event) => {
             const progress = of(progressOf(wrap(event)));
             if (event.type !== 'terminal') return progress;
@@ -304,7 +309,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
             return EMPTY;
           }),
           finalize(() => {
-            // Cut when the tree ended: nothing to deliver any more.
+            // Cut when the tree ended or its call was stopped: nothing to deliver any more.
             if (!settled) {
               settled = true;
               running--;
