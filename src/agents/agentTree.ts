@@ -244,6 +244,8 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
         ...(transcript ? { transcript } : {}),
         ...(options.shared ? { shared: options.shared } : {}),
         ...(options.repeatedToolCallLimit !== undefined ? { repeatedToolCallLimit: options.repeatedToolCallLimit } : {}),
+        // An interactive run's children ignore a PreToolUse 'defer' too (nobody resolves theirs).
+        ...(options.interactive !== undefined ? { interactive: options.interactive } : {}),
         deps: { ...options.deps, ...(callModel ? { callModel } : {}) },
       };
       return treeNode(child, { depth: agentDepth, definitions: node.definitions, agentToolAllowed: allowAgent });

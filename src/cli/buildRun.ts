@@ -37,6 +37,11 @@ export interface RunEnvironment {
   readonly platform: string;
   /** Whether someone can answer permission questions. */
   readonly interactive: boolean;
+  /**
+   * Whether this run is the interactive view (no `-p`), even when piped: the loop then ignores a
+   * PreToolUse 'defer' (nobody would resolve a `tool_deferred` ending there). Default false.
+   */
+  readonly interactiveView?: boolean;
   readonly ask?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   readonly onWarning: (message: string) => void;
   readonly onDenial?: (denial: PermissionDenial) => void;
@@ -214,6 +219,8 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         transcript: session.sink,
         signal,
         agents,
+        // Children inherit it through the agent tree.
+        interactive: runEnv.interactiveView === true,
         ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
         ...(options.fallbackModel === undefined ? {} : { fallbackModel: options.fallbackModel }),
         ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),

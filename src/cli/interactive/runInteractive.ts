@@ -89,6 +89,7 @@ export async function runInteractive(
     homeDir: homedir(),
     platform: process.platform,
     interactive: canAsk,
+    interactiveView: true,
     ask,
     onWarning: (message) => write(`warning: ${message}\n`),
   });
