@@ -4,8 +4,6 @@
  */
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { COMPACT_SYSTEM_PROMPT } from '../../src/context/compactPrompt.js';
 import { createContextGovernor, type ContextGovernorOptions } from '../../src/context/createContextGovernor.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { ContextGovernor, ReactiveCompactResult } from '../../src/loop/seams.js';
@@ -13,7 +11,7 @@ import type { LoopEvent } from '../../src/loop/types.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
-import { defineTool } from '../../src/tools/defineTool.js';
+import { isCompaction, lookupTool } from '../loop/helpers.js';
 import { createMessagesClient, type ClosableMessagesClient } from '../../src/transport/createMessagesClient.js';
 
 const TOO_LONG: ScriptedResponse = {
@@ -24,15 +22,7 @@ const TOO_LONG: ScriptedResponse = {
 };
 const SUMMARY = 'SUMMARY: three lookups were done, keys k0..k2 hold v0..v2.';
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a key up.',
-  inputSchema: z.strictObject({ key: z.string() }),
-  isConcurrencySafe: true,
-  call: ({ key }) => `value of ${key}: ${'v'.repeat(2_000)}`,
-});
-
-const isCompaction = (body: MessagesRequest | undefined) => body?.system === COMPACT_SYSTEM_PROMPT;
+const lookup = lookupTool(2_000);
 
 let server: ScriptedServer | undefined;
 let client: ClosableMessagesClient | undefined;

@@ -3,36 +3,20 @@
  * model calls equals the bound exactly. In-process synchronous fake model.
  */
 import { describe, expect, it } from 'vitest';
-import { lastValueFrom, of, toArray } from 'rxjs';
+import { of } from 'rxjs';
 import { z } from 'zod';
-import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { AgentLoopOptions } from '../../src/loop/options.js';
 import type { ContextGovernor } from '../../src/loop/seams.js';
-import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
 import { ApiError } from '../../src/errors.js';
 import { defineTool } from '../../src/tools/defineTool.js';
-import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
-import { message, syncModel, terminals, text, toolUse, transitions, type FakeStep } from './helpers.js';
+import { message, runSync, terminals, text, toolUse, transitions, type FakeStep } from './helpers.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echoes',
-  inputSchema: z.strictObject({ x: z.string() }),
-  isConcurrencySafe: true,
-  call: (input: { x: string }) => input.x,
-});
-
 async function run(script: (n: number, request: MessagesRequest) => FakeStep, options: Partial<AgentLoopOptions> = {}) {
-  const model = syncModel(script);
-  const events: LoopEvent[] = await lastValueFrom(
-    agentLoop({ model: 'claude-sonnet-4-5', prompt: 'go', tools: [echo], ...options, deps: { callModel: model.callModel } }).pipe(toArray()),
-  );
-  expect(terminals(events)).toHaveLength(1);
-  const terminal = events.at(-1) as TerminalEvent;
-  expect(terminal.type).toBe('terminal');
-  for (const request of model.requests) expect(validateMessagesRequest(request)).toEqual([]);
-  return { events, terminal, calls: model.requests.length, requests: model.requests };
+  const r = await runSync(script, options);
+  expect(terminals(r.events)).toHaveLength(1);
+  expect(r.terminal.type).toBe('terminal');
+  return { events: r.events, terminal: r.terminal, calls: r.requests.length, requests: r.requests };
 }
 
 const tooLong = () => ({ kind: 'error' as const, error: new ApiError(400, 'invalid_request_error', 'prompt is too long', false) });

@@ -1,34 +1,17 @@
 /** Fallback, transcripts, token budget, governor compaction, early abort: in-process model. */
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, of, toArray } from 'rxjs';
-import { z } from 'zod';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { AgentLoopOptions } from '../../src/loop/options.js';
 import type { ContextGovernor, TranscriptRecord } from '../../src/loop/seams.js';
-import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
+import type { TerminalEvent } from '../../src/loop/types.js';
 import { ApiError } from '../../src/errors.js';
 import { createCostBudget } from '../../src/loop/pricing.js';
-import { defineTool } from '../../src/tools/defineTool.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
-import { message, syncModel, text, toolUse, transitions, type FakeStep } from './helpers.js';
+import { echoTool as echo, message, runSync, syncModel, text, toolUse, transitions, type FakeStep } from './helpers.js';
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echoes',
-  inputSchema: z.strictObject({ x: z.string() }),
-  isConcurrencySafe: true,
-  call: (input: { x: string }) => input.x,
-});
-
-async function run(script: (n: number, request: MessagesRequest) => FakeStep, options: Partial<AgentLoopOptions> = {}) {
-  const model = syncModel(script);
-  const events: LoopEvent[] = await lastValueFrom(
-    agentLoop({ model: 'claude-sonnet-4-5', prompt: 'go', tools: [echo], ...options, deps: { callModel: model.callModel } }).pipe(toArray()),
-  );
-  for (const request of model.requests) expect(validateMessagesRequest(request)).toEqual([]);
-  return { events, terminal: events.at(-1) as TerminalEvent, requests: model.requests };
-}
+const run = (script: (n: number, request: MessagesRequest) => FakeStep, options: Partial<AgentLoopOptions> = {}) => runSync(script, options);
 
 const overloaded = new ApiError(529, 'overloaded_error', 'Overloaded', true);
 

@@ -4,43 +4,17 @@
  * compaction ends `prompt_too_long` with the governor's explanation. In-process model.
  */
 import { describe, expect, it } from 'vitest';
-import { lastValueFrom, of, toArray } from 'rxjs';
-import { z } from 'zod';
-import { agentLoop } from '../../src/loop/agentLoop.js';
+import { of } from 'rxjs';
 import type { AgentLoopOptions } from '../../src/loop/options.js';
-import type { ContextGovernor, GovernorDecision, GovernorNotice, ReactiveCompactResult, TranscriptRecord } from '../../src/loop/seams.js';
-import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
+import type { ContextGovernor, GovernorDecision, GovernorNotice, ReactiveCompactResult } from '../../src/loop/seams.js';
+import type { LoopEvent } from '../../src/loop/types.js';
 import { ApiError } from '../../src/errors.js';
-import { defineTool } from '../../src/tools/defineTool.js';
-import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { MessageParam } from '../../src/protocol/content.js';
-import { message, syncModel, text, toolUse, type FakeStep } from './helpers.js';
+import { message, runSync, text, toolUse, type FakeStep } from './helpers.js';
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echoes',
-  inputSchema: z.strictObject({ x: z.string() }),
-  isConcurrencySafe: true,
-  call: (input: { x: string }) => input.x,
-});
-
-async function run(script: (n: number, request: MessagesRequest) => FakeStep, options: Partial<AgentLoopOptions> = {}) {
-  const model = syncModel(script);
-  const records: TranscriptRecord[] = [];
-  const events: LoopEvent[] = await lastValueFrom(
-    agentLoop({
-      model: 'claude-sonnet-4-5',
-      prompt: 'go',
-      tools: [echo],
-      transcript: { append: async (r) => void records.push(...r) },
-      ...options,
-      deps: { callModel: model.callModel },
-    }).pipe(toArray()),
-  );
-  for (const request of model.requests) expect(validateMessagesRequest(request)).toEqual([]);
-  return { events, terminal: events.at(-1) as TerminalEvent, requests: model.requests, records };
-}
+const run = (script: (n: number, request: MessagesRequest) => FakeStep, options: Partial<AgentLoopOptions> = {}) =>
+  runSync(script, options, { collectRecords: true });
 
 const SNIP: GovernorNotice = { type: 'compact_boundary', boundary: { trigger: 'snip', preTokens: 900, postTokens: 600 } };
 const MICRO: GovernorNotice = { type: 'compact_boundary', boundary: { trigger: 'microcompact', preTokens: 600, postTokens: 400 } };

@@ -6,8 +6,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
-import { z } from 'zod';
-import { COMPACT_SYSTEM_PROMPT } from '../../src/context/compactPrompt.js';
 import { createContextGovernor, type ContextGovernorOptions } from '../../src/context/createContextGovernor.js';
 import { estimateMessagesTokens } from '../../src/context/tokens.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
@@ -17,7 +15,7 @@ import type { Usage } from '../../src/protocol/content.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
-import { defineTool } from '../../src/tools/defineTool.js';
+import { isCompaction, lookupTool } from './helpers.js';
 import { createMessagesClient, type ClosableMessagesClient } from '../../src/transport/createMessagesClient.js';
 
 const MODEL = 'claude-sonnet-4-5';
@@ -25,15 +23,7 @@ const MODEL = 'claude-sonnet-4-5';
 const LIMITS = { [MODEL]: { contextWindow: 30_000, maxOutputTokens: 4_000 } };
 const SUMMARY = 'SUMMARY: keys k0 and k1 were looked up.';
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a key up.',
-  inputSchema: z.strictObject({ key: z.string() }),
-  isConcurrencySafe: true,
-  call: ({ key }) => `value of ${key}: ${'v'.repeat(400)}`,
-});
-
-const isCompaction = (body: MessagesRequest | undefined) => body?.system === COMPACT_SYSTEM_PROMPT;
+const lookup = lookupTool(400);
 
 let server: ScriptedServer | undefined;
 let client: ClosableMessagesClient | undefined;

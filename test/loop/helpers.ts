@@ -6,6 +6,19 @@ import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { StreamEvent } from '../../src/protocol/events.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 import type { CallModel } from '../../src/loop/options.js';
+import { lastValueFrom, tap, toArray as toArrayOp } from 'rxjs';
+import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { createMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
+import { agentLoop } from '../../src/loop/agentLoop.js';
+import type { AgentLoopOptions } from '../../src/loop/options.js';
+import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
+import type { RecordedRequest, Script } from '../../src/testing/script.js';
+import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
+import { expect } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/tools/defineTool.js';
+import { COMPACT_SYSTEM_PROMPT } from '../../src/context/compactPrompt.js';
+import type { TranscriptRecord } from '../../src/loop/seams.js';
 
 export function message(blocks: readonly ScriptedBlock[], extra: Partial<ScriptedMessage> = {}): ScriptedMessage {
   return { kind: 'message', blocks, ...extra };
@@ -52,14 +65,6 @@ export function syncModel(
 
 let counter = 0;
 export const seqId = () => `id-${++counter}`;
-
-import { lastValueFrom, tap, toArray as toArrayOp } from 'rxjs';
-import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { createMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
-import { agentLoop } from '../../src/loop/agentLoop.js';
-import type { AgentLoopOptions } from '../../src/loop/options.js';
-import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
-import type { RecordedRequest, Script } from '../../src/testing/script.js';
 
 export interface HttpRun {
   readonly events: LoopEvent[];
@@ -108,3 +113,68 @@ export function terminals(events: readonly LoopEvent[]): TerminalEvent[] {
 export function transitions(events: readonly LoopEvent[]): string[] {
   return events.flatMap((e) => (e.type === 'transition' ? [e.reason] : []));
 }
+
+/** A safe tool answering its `x` (in-process loop tests). */
+export const echoTool = defineTool({
+  name: 'echo',
+  description: 'Echoes',
+  inputSchema: z.strictObject({ x: z.string() }),
+  isConcurrencySafe: true,
+  call: (input: { x: string }) => input.x,
+});
+
+/** A safe tool answering `echo:<x>`, so a result is told apart from its input. */
+export const taggedEchoTool = defineTool({
+  name: 'echo',
+  description: 'Echoes its input',
+  inputSchema: z.strictObject({ x: z.string() }),
+  isConcurrencySafe: true,
+  call: (input: { x: string }) => `echo:${input.x}`,
+});
+
+export interface SyncRun {
+  readonly events: LoopEvent[];
+  readonly terminal: TerminalEvent;
+  readonly requests: MessagesRequest[];
+  /** Transcript records, when `collectRecords` was asked for. */
+  readonly records: TranscriptRecord[];
+}
+
+/**
+ * Runs the loop against `syncModel(script)` with the echo tool, to its end; every request the
+ * model received must be valid. `collectRecords` plugs in a transcript sink that keeps records.
+ */
+export async function runSync(
+  script: (n: number, request: MessagesRequest) => FakeStep,
+  options: Partial<AgentLoopOptions> = {},
+  { collectRecords = false }: { readonly collectRecords?: boolean } = {},
+): Promise<SyncRun> {
+  const model = syncModel(script);
+  const records: TranscriptRecord[] = [];
+  const events: LoopEvent[] = await lastValueFrom(
+    agentLoop({
+      model: 'claude-sonnet-4-5',
+      prompt: 'go',
+      tools: [echoTool],
+      ...(collectRecords ? { transcript: { append: async (r: readonly TranscriptRecord[]) => void records.push(...r) } } : {}),
+      ...options,
+      deps: { callModel: model.callModel },
+    }).pipe(toArrayOp()),
+  );
+  for (const request of model.requests) expect(validateMessagesRequest(request)).toEqual([]);
+  return { events, terminal: events.at(-1) as TerminalEvent, requests: model.requests, records };
+}
+
+/** The lookup tool of the governor tests: a safe tool whose answer is `valueChars` long. */
+export function lookupTool(valueChars: number) {
+  return defineTool({
+    name: 'lookup',
+    description: 'Looks a key up.',
+    inputSchema: z.strictObject({ key: z.string() }),
+    isConcurrencySafe: true,
+    call: ({ key }: { key: string }) => `value of ${key}: ${'v'.repeat(valueChars)}`,
+  });
+}
+
+/** Whether a request is the governor's compaction call. */
+export const isCompaction = (body: MessagesRequest | undefined): boolean => body?.system === COMPACT_SYSTEM_PROMPT;

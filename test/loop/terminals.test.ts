@@ -8,15 +8,8 @@ import { of } from 'rxjs';
 import { defineTool } from '../../src/tools/defineTool.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { ContextGovernor } from '../../src/loop/seams.js';
-import { message, runOverHttp, terminals, text, toolUse, transitions, type HttpRun } from './helpers.js';
+import { message, runOverHttp, taggedEchoTool as echo, terminals, text, toolUse, transitions, type HttpRun } from './helpers.js';
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echoes its input',
-  inputSchema: z.strictObject({ x: z.string() }),
-  isConcurrencySafe: true,
-  call: (input: { x: string }) => `echo:${input.x}`,
-});
 const slow = defineTool({
   name: 'slow',
   description: 'Waits until aborted',

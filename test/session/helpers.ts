@@ -5,10 +5,26 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolUseBlock } from '../../src/protocol/content.js';
 import type { SessionRecord } from '../../src/session/records.js';
+import { afterEach, beforeEach } from 'vitest';
+import { createJsonlSessionStore, type JsonlSessionStore } from '../../src/session/jsonlSessionStore.js';
 
 export async function makeTempDir(prefix = 'rxagent-session-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * For a test file's top level: before each test a fresh temp dir holding a JSONL store for the
+ * workspace '/work/project' (handed to `ready`), removed after the test.
+ */
+export function useTempStore(ready: (dir: string, store: JsonlSessionStore) => void): void {
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    const temp = await makeTempDir();
+    cleanup = temp.cleanup;
+    ready(temp.dir, createJsonlSessionStore({ dir: temp.dir, workspace: '/work/project' }));
+  });
+  afterEach(async () => cleanup?.());
 }
 
 /** Builds a linear chain of records for one session, the way the sink would. */

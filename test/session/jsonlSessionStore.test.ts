@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { readFile, symlink, utimes, writeFile, chmod } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
@@ -15,18 +15,15 @@ import {
   SessionWriteError,
 } from '../../src/session/errors.js';
 import { defaultSessionDir, workspaceSlug } from '../../src/session/paths.js';
-import { ChainBuilder, makeTempDir, text, toolResult, toolUse } from './helpers.js';
+import { ChainBuilder, useTempStore, text, toolResult, toolUse } from './helpers.js';
 import { assertBuilt, killHard, spawnChild } from './childProcess.js';
 
 let dir: string;
-let cleanup: () => Promise<void>;
 let store: JsonlSessionStore;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-  store = createJsonlSessionStore({ dir, workspace: '/work/project' });
+useTempStore((d, s) => {
+  dir = d;
+  store = s;
 });
-afterEach(async () => cleanup());
 
 describe('createJsonlSessionStore', () => {
   it('round-trips records through one JSONL line each, in append order', async () => {

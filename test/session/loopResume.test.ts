@@ -4,20 +4,11 @@
  * exactly the requests the uninterrupted run sent.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../src/tools/defineTool.js';
 import { createJsonlSessionStore } from '../../src/session/jsonlSessionStore.js';
 import { resume, startSession } from '../../src/session/sessions.js';
-import { message, runOverHttp, text, toolUse } from '../loop/helpers.js';
+import { message, runOverHttp, taggedEchoTool as echo, text, toolUse } from '../loop/helpers.js';
 import { makeTempDir } from './helpers.js';
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echoes its input',
-  inputSchema: z.strictObject({ x: z.string() }),
-  isConcurrencySafe: true,
-  call: (input: { x: string }) => `echo:${input.x}`,
-});
 
 const first = message([text('calling'), toolUse('echo', { x: 'a' }, 'toolu_1')]);
 const second = message([text('again'), toolUse('echo', { x: 'b' }, 'toolu_2')]);

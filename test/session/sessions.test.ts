@@ -1,24 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createJsonlSessionStore, type JsonlSessionStore } from '../../src/session/jsonlSessionStore.js';
+import type { JsonlSessionStore } from '../../src/session/jsonlSessionStore.js';
 import { continueLatest, fork, resume, startSession } from '../../src/session/sessions.js';
 import { SessionLockedError, SessionNotFoundError } from '../../src/session/errors.js';
 import { SESSION_ENDED_TOOL_RESULT } from '../../src/session/rebuild.js';
 import type { TranscriptRecord } from '../../src/loop/seams.js';
 import type { AssistantMessage, ContentBlock } from '../../src/protocol/content.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
-import { makeTempDir, requestWith, text, toolResult, toolUse } from './helpers.js';
+import { useTempStore, requestWith, text, toolResult, toolUse } from './helpers.js';
 
 let dir: string;
-let cleanup: () => Promise<void>;
 let store: JsonlSessionStore;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-  store = createJsonlSessionStore({ dir, workspace: '/work/project' });
+useTempStore((d, s) => {
+  dir = d;
+  store = s;
 });
-afterEach(async () => cleanup());
 
 let counter = 0;
 const tracking = { chainId: 'chain-1', depth: 0, timestamp: Date.parse('2026-02-03T04:05:06.000Z') };

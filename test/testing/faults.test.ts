@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   scriptedMessageToEvents,
   scriptedMessageToJson,
   estimateInputTokens,
-  startScriptedServer,
   type ScriptedMessage,
-  type ScriptedServer,
-  type ScriptedServerOptions,
 } from '../../src/testing/index.js';
-import { parseSSE, post, readError, readMessage, readUntil, readUntilEnd, validBody } from './helpers.js';
+import { parseSSE, post, readError, readMessage, readUntil, readUntilEnd, useScriptedServer, validBody } from './helpers.js';
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-const start = async (options: ScriptedServerOptions): Promise<ScriptedServer> => (server = await startScriptedServer(options));
+const start = useScriptedServer();
 
 const msg: ScriptedMessage = {
   kind: 'message',

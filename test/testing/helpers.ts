@@ -1,5 +1,20 @@
 /** Helpers for the scripted-server tests: real HTTP on loopback, parsed with eventsource-parser. */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterEach } from 'vitest';
+import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from '../../src/testing/index.js';
+
+/**
+ * For a test file's top level: returns `start(options)`, which starts a scripted server that is
+ * closed after the test (one server per test).
+ */
+export function useScriptedServer(): (options: ScriptedServerOptions) => Promise<ScriptedServer> {
+  let server: ScriptedServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return async (options) => (server = await startScriptedServer(options));
+}
 
 export const validBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   model: 'claude-test',

@@ -1,13 +1,14 @@
-import { asyncScheduler, type Observable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import { describe, expect, it } from 'vitest';
 import { ApiError, ConnectionError, RxAgentError, StreamIdleTimeout, StreamProtocolError } from '../../src/errors.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { StreamEvent } from '../../src/protocol/events.js';
 import { estimateInputTokens, scriptedMessageToEvents } from '../../src/testing/encodeScript.js';
 import type { Script, ScriptedMessage } from '../../src/testing/script.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
-import { createMessagesClient, type ClosableMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
+import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { createMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
 import type { ApiRetryEvent, TransportOutput } from '../../src/transport/types.js';
+import { run, useOpenHandles } from './helpers.js';
 
 const API_KEY = 'sk-ant-test-SECRET-0123456789';
 const request: MessagesRequest = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
@@ -28,42 +29,19 @@ function recordingScheduler(waits: number[]): SchedulerLike {
   };
 }
 
-let server: ScriptedServer | undefined;
-let client: ClosableMessagesClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const open = useOpenHandles();
 
 async function setup(script: Script, options: Partial<MessagesClientOptions> = {}) {
-  server = await startScriptedServer({ script });
+  const server = (open.server = await startScriptedServer({ script }));
   const waits: number[] = [];
-  client = createMessagesClient({
+  const client = (open.client = createMessagesClient({
     baseURL: server.baseURL,
     apiKey: API_KEY,
     random: () => 0, // no jitter: exact delays
     scheduler: recordingScheduler(waits),
     ...options,
-  });
+  }));
   return { server, client, waits };
-}
-
-interface Run {
-  outputs: TransportOutput[];
-  error: unknown;
-}
-
-function run(stream$: Observable<TransportOutput>): Promise<Run> {
-  return new Promise((resolve) => {
-    const outputs: TransportOutput[] = [];
-    stream$.subscribe({
-      next: (o) => outputs.push(o),
-      error: (error: unknown) => resolve({ outputs, error }),
-      complete: () => resolve({ outputs, error: undefined }),
-    });
-  });
 }
 
 const retries = (outputs: TransportOutput[]) =>
@@ -309,7 +287,7 @@ describe('createMessagesClient against the scripted server', () => {
     const baseURL = probe.baseURL;
     await probe.close(); // nothing listens there now
     const waits: number[] = [];
-    client = createMessagesClient({ baseURL, apiKey: API_KEY, maxRetries: 1, random: () => 0, scheduler: recordingScheduler(waits) });
+    const client = (open.client = createMessagesClient({ baseURL, apiKey: API_KEY, maxRetries: 1, random: () => 0, scheduler: recordingScheduler(waits) }));
     const { outputs, error } = await run(client.stream(request));
     expect(retries(outputs)).toMatchObject([{ type: 'api_retry', errorType: 'connection', status: undefined, delayMs: 500 }]);
     expect(error).toBeInstanceOf(ConnectionError);

@@ -3,41 +3,24 @@
  * size of a response (a server streaming valid deltas forever) and its total duration (a stream
  * kept alive by pings forever).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RequestTimeout, StreamProtocolError } from '../../src/errors.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { Script, ScriptedMessage } from '../../src/testing/script.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
-import { createMessagesClient, type ClosableMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
+import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { createMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
 import { createStreamEventDecoder } from '../../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../../src/transport/types.js';
+import { run, useOpenHandles } from './helpers.js';
 
 const request: MessagesRequest = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 
-let server: ScriptedServer | undefined;
-let client: ClosableMessagesClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const open = useOpenHandles();
 
 async function setup(script: Script, options: Partial<MessagesClientOptions>) {
-  server = await startScriptedServer({ script });
-  client = createMessagesClient({ baseURL: server.baseURL, apiKey: 'test-key', random: () => 0, retryBaseDelayMs: 5, ...options });
+  const server = (open.server = await startScriptedServer({ script }));
+  const client = (open.client = createMessagesClient({ baseURL: server.baseURL, apiKey: 'test-key', random: () => 0, retryBaseDelayMs: 5, ...options }));
   return { server, client };
-}
-
-function run(client: ClosableMessagesClient): Promise<{ outputs: TransportOutput[]; error: unknown }> {
-  return new Promise((resolve) => {
-    const outputs: TransportOutput[] = [];
-    client.stream(request).subscribe({
-      next: (o) => outputs.push(o),
-      error: (error: unknown) => resolve({ outputs, error }),
-      complete: () => resolve({ outputs, error: undefined }),
-    });
-  });
 }
 
 /** 20,000 characters of text in 2,000 deltas of 10: about 200 KB of SSE. */
@@ -49,7 +32,7 @@ const endlessReply: ScriptedMessage = { kind: 'message', blocks: [{ type: 'text'
 describe('maxResponseChars: the size of one response', () => {
   it('stops a response that streams valid deltas past the cap, with a non-retryable buffer_overflow', async () => {
     const { server, client } = await setup([endlessReply, endlessReply], { maxResponseChars: 20_000, maxRetries: 3 });
-    const { outputs, error } = await run(client);
+    const { outputs, error } = await run(client.stream(request));
     expect(error).toBeInstanceOf(StreamProtocolError);
     expect(error).toMatchObject({ type: 'buffer_overflow', retryable: false, message: expect.stringContaining('20000 characters') });
     // Events before the cap were delivered; far fewer than the 2,000 deltas the server had.
@@ -63,7 +46,7 @@ describe('maxResponseChars: the size of one response', () => {
 
   it('lets the same response through under the default cap (64 Mi)', async () => {
     const { client } = await setup([longReply], { maxRetries: 0 });
-    const { outputs, error } = await run(client);
+    const { outputs, error } = await run(client.stream(request));
     expect(error).toBeUndefined();
     expect(outputs.filter((o) => o.type === 'content_block_delta')).toHaveLength(2_000);
   });
@@ -91,7 +74,7 @@ describe('requestTimeoutMs: the total time of one attempt', () => {
   it('ends a stream kept alive by pings, retrying it like an idle timeout, then failing with RequestTimeout', async () => {
     const { server, client } = await setup(pingsForever, { idleTimeoutMs: 2_000, requestTimeoutMs: 300, maxRetries: 1 });
     const started = Date.now();
-    const { outputs, error } = await run(client);
+    const { outputs, error } = await run(client.stream(request));
     expect(error).toBeInstanceOf(RequestTimeout);
     expect(error).toMatchObject({ kind: 'request_timeout', requestTimeoutMs: 300, retryable: true });
     // message_start was emitted, so the retry is announced as a stream_retry.
