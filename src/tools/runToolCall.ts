@@ -304,6 +304,11 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
               rewrittenBy = 'the permission check';
             }
             break;
+          default: {
+            // Only a cast or plain JS gets here: an answer we do not know must not run the call.
+            const unknownAnswer: never = verdict;
+            return fail('permission', seamFailedText(name, 'permission check', `it answered ${JSON.stringify(unknownAnswer)}`));
+          }
         }
       } else if (hookDecision === 'ask') {
         return fail('permission', askDeniedMessage(name, hookReason));

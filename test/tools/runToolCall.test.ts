@@ -127,6 +127,17 @@ describe('runToolCall: the steps that run, in order', () => {
     expect(called).toBe(0);
   });
 
+  it('a permission answer of an unknown behaviour (a cast or plain JS) denies: the tool is not called', async () => {
+    let called = 0;
+    const tool = echoTool({ call: () => `${++called}` });
+    const odd = (() => ({ behavior: 'allowed' })) as unknown as CanUseTool;
+    const { steps, text, result } = await run(use('Read', { path: 'a' }), [tool], { canUseTool: odd });
+    expect(steps[6]).toBe('permission:failed');
+    expect(result.result.is_error).toBe(true);
+    expect(text).toBe('The permission check failed while checking the call to `Read`, so the tool was not called: it answered {"behavior":"allowed"}');
+    expect(called).toBe(0);
+  });
+
   it('a PreToolUse hook block carries its reason; the tool is not called', async () => {
     let called = false;
     const tool = echoTool({ call: () => ((called = true), 'x') });
