@@ -39,6 +39,7 @@ import {
   type ToolResultBudgetState,
 } from './toolResultBudget.js';
 import { COMPACT_SYSTEM_PROMPT } from './compactPrompt.js';
+import { assertNever } from '../util/assertNever.js';
 
 /** What the governor needs to know about a tool: its names and its result limit. */
 export interface ToolResultLimit {
@@ -332,6 +333,8 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
               }
               return blockingOrOk(`compaction failed: ${outcome.error}`);
             }
+            default:
+              return assertNever(outcome, 'compaction outcome');
           }
         }),
       );
@@ -367,6 +370,8 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
                 type: 'failed',
                 message: `${promptTooLongLead(input.error)} Compacting the conversation failed: ${outcome.error}`,
               });
+            default:
+              return assertNever(outcome, 'compaction outcome');
           }
         }),
       );

@@ -14,6 +14,7 @@ import { bashReadTargets } from '../tools/builtin/bashPaths.js';
 import { pathRuleCoversRead, ruleMatches, type MatchContext } from './matchRule.js';
 import { callKindOf, modeVerdict, type PermissionMode } from './modes.js';
 import { parseRuleStrings, type PermissionRule, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
+import { assertNever } from '../util/assertNever.js';
 
 export interface PermissionRequest {
   readonly toolName: string;
@@ -146,6 +147,8 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): CanUse
               : { behavior: 'deny', message: answer.message ?? 'The user declined this call. Do not retry it; ask the user how to proceed.' },
         );
       }
+      default:
+        return assertNever(verdict.behavior, 'permission verdict');
     }
   };
 }

@@ -2,6 +2,7 @@
 import { bashPathsStayInside, type PathScope } from '../tools/builtin/bashPaths.js';
 import { isReadOnlyBashCommand } from '../tools/builtin/bashReadOnly.js';
 import { filePathsOf } from './matchRule.js';
+import { assertNever } from '../util/assertNever.js';
 
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
 
@@ -72,5 +73,7 @@ export function modeVerdict(mode: PermissionMode, kind: CallKind): ModeVerdict {
       if (kind === 'bash_read_outside') return { behavior: 'ask', reason: 'this command reads outside the workspace' };
       if (kind === 'edit_protected') return { behavior: 'ask', reason: 'files in .git or .rxagent control what runs; editing them needs approval' };
       return { behavior: 'ask', reason: kind === 'edit' ? 'file edits need approval' : kind === 'bash' ? 'this command needs approval' : 'this tool needs approval' };
+    default:
+      return assertNever(mode, 'permission mode');
   }
 }

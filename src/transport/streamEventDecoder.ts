@@ -30,6 +30,7 @@ import {
 } from '../protocol/events.js';
 import { apiErrorFromStreamEvent, quoteStart } from './apiErrorFromResponse.js';
 import type { DebugEvent, TransportOutput } from './types.js';
+import { assertNever } from '../util/assertNever.js';
 
 /** Default cap on what the SSE parser may buffer (a partial line plus an unfinished event). */
 export const DEFAULT_MAX_BUFFER_SIZE = 8 * 1024 * 1024;
@@ -234,6 +235,8 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
         break;
       case 'stopped':
         return outOfOrder(type);
+      default:
+        assertNever(phase, 'decoder phase');
     }
     outputs.push(event);
   }
