@@ -74,7 +74,11 @@ export interface ContextGovernorOptions {
 
   /** Layer 3. Default true. */
   readonly autoCompact?: boolean;
-  /** Estimated tokens of recent history kept verbatim after a compaction (default: a quarter of the effective window, at most 40k). */
+  /**
+   * Estimated tokens of recent history kept verbatim after a compaction (default: a quarter of the
+   * effective window, at most 40k). After a prompt-too-long error that reports the prompt's size,
+   * it is scaled down by how far our estimate fell short of that size.
+   */
   readonly keepRecentTokens?: number;
   /** `max_tokens` of the summarization call (default 16k, at most the model's output limit). */
   readonly maxSummaryTokens?: number;
@@ -237,10 +241,14 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
     thresholds: ContextThresholds,
     trigger: CompactTrigger,
     preTokens: number,
+    reportedTokens?: number,
   ): Observable<CompactOutcome> =>
     defer(() => {
-      const keepRecentTokens =
-        options.keepRecentTokens ?? Math.min(MAX_KEEP_RECENT_TOKENS, Math.floor(thresholds.effectiveWindow / 4));
+      const keepRecentTokens = keepBudgetInEstimate(
+        options.keepRecentTokens ?? Math.min(MAX_KEEP_RECENT_TOKENS, Math.floor(thresholds.effectiveWindow / 4)),
+        messages,
+        reportedTokens,
+      );
       const plan = planCompaction(messages, keepRecentTokens);
       if (plan === undefined) return of<CompactOutcome>({ type: 'too_short' });
       const maxTokens = Math.min(options.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS, limits.maxOutputTokens);
@@ -354,7 +362,7 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
       const { messages, preTokens } = cheapLayers(input, notices);
       const withNotices = (result: ReactiveCompactResult): ReactiveCompactResult =>
         notices.length > 0 ? { ...result, notices } : result;
-      return compact(messages, input, limits, thresholds, 'reactive', preTokens).pipe(
+      return compact(messages, input, limits, thresholds, 'reactive', preTokens, reportedPromptTokens(input.error)).pipe(
         map((outcome): ReactiveCompactResult => {
           switch (outcome.type) {
             case 'compacted':
@@ -398,6 +406,24 @@ function sameUsage(a: Usage, b: Usage): boolean {
       (a.cache_read_input_tokens ?? 0) === (b.cache_read_input_tokens ?? 0) &&
       (a.cache_creation_input_tokens ?? 0) === (b.cache_creation_input_tokens ?? 0))
   );
+}
+
+/** The prompt size the server reported in its prompt-too-long error ("250000 tokens > 200000 maximum"), if it did. */
+export function reportedPromptTokens(error: string): number | undefined {
+  const match = /(\d+)\s*tokens?\s*>\s*\d+/i.exec(error);
+  const tokens = match ? Number(match[1]) : NaN;
+  return Number.isFinite(tokens) && tokens > 0 ? tokens : undefined;
+}
+
+/**
+ * The kept-verbatim budget in our estimate's units. When the server counted the history at more
+ * than we estimate, our estimate is low by that ratio: keeping `keep` estimated tokens would keep
+ * far more real ones (with a tiny estimate, nearly the whole history, and the retry fails again).
+ */
+function keepBudgetInEstimate(keep: number, messages: readonly MessageParam[], reportedTokens: number | undefined): number {
+  if (reportedTokens === undefined) return keep;
+  const estimated = estimateMessagesTokens(messages);
+  return estimated > 0 && estimated < reportedTokens ? Math.floor((keep * estimated) / reportedTokens) : keep;
 }
 
 function promptTooLongLead(error: string): string {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMPACT_SYSTEM_PROMPT } from '../../src/context/compactPrompt.js';
-import { createContextGovernor, type ContextGovernorOptions } from '../../src/context/createContextGovernor.js';
+import { createContextGovernor, reportedPromptTokens, type ContextGovernorOptions } from '../../src/context/createContextGovernor.js';
 import type { GovernorDecision, GovernorInput, ReactiveCompactResult } from '../../src/loop/seams.js';
 import type { MessageParam, Usage } from '../../src/protocol/content.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
@@ -267,6 +267,27 @@ describe('reactive compaction', () => {
     expect(compactionRequests()).toHaveLength(1);
     // A new user turn may compact again.
     expect((await reactive(g, [...result.messages, { role: 'assistant', content: 'x' }, user('more')], 'chain-2')).type).toBe('compacted');
+  });
+
+  it('the size the server reported scales what is kept: a history we estimate small keeps only its last round', async () => {
+    // Estimated at about 150 tokens, under the 500 kept verbatim; the server counted 250,000.
+    const history = toolTurn('s', 3, 100);
+    const counted = await reactive(governor(), history);
+    if (counted.type !== 'compacted') throw new Error(`expected compacted, got ${counted.type}`);
+    expect(counted.messages.slice(1)).toEqual(history.slice(-2));
+    const transcript = JSON.stringify(compactionRequests()[0]!.body!.messages);
+    expect(transcript).toContain('s_t0');
+    expect(transcript).toContain('s_t1');
+    // Without a reported size our estimate is all there is: everything after the prompt is kept.
+    const uncounted = await lastValueFrom(governor().reactiveCompact({ ...input(history, undefined, 0, 'chain-x'), error: 'prompt is too long' }));
+    if (uncounted.type !== 'compacted') throw new Error(`expected compacted, got ${uncounted.type}`);
+    expect(uncounted.messages.slice(1)).toEqual(history.slice(1));
+  });
+
+  it('reportedPromptTokens reads the size from the error text', () => {
+    expect(reportedPromptTokens('prompt is too long: 250000 tokens > 200000 maximum')).toBe(250_000);
+    expect(reportedPromptTokens('prompt is too long')).toBeUndefined();
+    expect(reportedPromptTokens('input length and max_tokens exceed context limit: 1 token > 0')).toBe(1);
   });
 
   it('a failed summarization is reported with its cause', async () => {
