@@ -94,7 +94,7 @@ export function createHookRunners(options: HookRunnerOptions): HookRunners {
       tool_input: input.toolInput,
       tool_use_id: input.toolUseId,
     };
-    return runAll(specs, hookInput).then((outcomes): PreToolUseResult => {
+    return runAll(specs, hookInput, input.signal).then((outcomes): PreToolUseResult => {
       report(outcomes);
       const denials = outcomes.filter((o) => o.block !== undefined || o.permissionDecision === 'deny');
       const asks = outcomes.filter((o) => o.permissionDecision === 'ask');
@@ -136,7 +136,7 @@ export function createHookRunners(options: HookRunnerOptions): HookRunners {
       tool_response: input.output,
       is_error: input.result.is_error === true,
     };
-    return runAll(specs, hookInput).then((outcomes): PostToolUseResult => {
+    return runAll(specs, hookInput, input.signal).then((outcomes): PostToolUseResult => {
       report(outcomes);
       const block = joinDefined(outcomes.map((o) => o.block), '\n');
       const rewritten = [...outcomes].reverse().find((o) => 'updatedOutput' in o);

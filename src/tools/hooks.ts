@@ -26,6 +26,11 @@ export interface PreToolUseInput {
   readonly toolInput: unknown;
   readonly toolUseId: string;
   readonly shared: SharedContext;
+  /**
+   * Aborts when the call is cut off (unsubscribed, aborted, timed out): a hook running a process
+   * should stop it. Optional only for compatibility; `runToolCall` always provides it.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -63,6 +68,8 @@ export interface PostToolUseInput {
   /** The tool_result block built from `output` (after size limiting). */
   readonly result: ToolResultBlock;
   readonly output: unknown;
+  /** As for PreToolUse: aborts when the call is cut off. */
+  readonly signal?: AbortSignal;
 }
 
 /**

@@ -240,7 +240,17 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
       for (const hook of preHooks) {
         let answer;
         try {
-          answer = yield* settle(hook({ toolName: tool.name, toolInput: input, toolUseId, shared }));
+          answer = yield* settle(
+            hook({
+              toolName: tool.name,
+              toolInput: input,
+              toolUseId,
+              shared,
+              get signal() {
+                return signal();
+              },
+            }),
+          );
         } catch (error) {
           return fail('pre_tool_use', seamFailedText(name, 'PreToolUse hook', error));
         }
@@ -392,7 +402,18 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
       for (const hook of postHooks) {
         let answer;
         try {
-          answer = yield* settle(hook({ toolName: tool.name, toolInput: input, toolUseId, result, output }));
+          answer = yield* settle(
+            hook({
+              toolName: tool.name,
+              toolInput: input,
+              toolUseId,
+              result,
+              output,
+              get signal() {
+                return signal();
+              },
+            }),
+          );
         } catch (error) {
           // The tool already ran: keep its result, tell the model the hook failed.
           additionalContext.push(seamFailedText(name, 'PostToolUse hook', error));

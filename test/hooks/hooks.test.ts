@@ -6,6 +6,9 @@ import { compileToolMatcher } from '../../src/hooks/matcher.js';
 import type { HookCallback, HookInput, HooksConfig } from '../../src/hooks/types.js';
 import type { AssistantMessage, ToolResultBlock } from '../../src/protocol/content.js';
 import { isAlive, makeTempDir } from '../builtin/helpers.js';
+import { z } from 'zod';
+import { defineTool } from '../../src/tools/defineTool.js';
+import { runToolCall } from '../../src/tools/runToolCall.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -156,6 +159,24 @@ describe('command hooks: input, exit codes and JSON', () => {
     const pid = Number(await readFile(pidFile, 'utf8'));
     for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((res) => setTimeout(res, 20));
     expect(isAlive(pid)).toBe(false);
+  });
+
+  test('unsubscribing a tool call stops its running PreToolUse command hook (no process left for the hook timeout)', async () => {
+    const pidFile = join(dir, 'pid');
+    const r = runners({ PreToolUse: [{ hooks: [command(`sleep 30 & echo $! > ${pidFile}; wait`)] }] }, { killGraceMs: 200 });
+    let called = false;
+    const tool = defineTool({ name: 'Bash', description: 'd', inputSchema: z.object({ command: z.string() }), isConcurrencySafe: false, call: () => ((called = true), 'ran') });
+    const call = runToolCall({ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }, { tools: [tool], hooks: { preToolUse: [r.preToolUse] } }).subscribe();
+    let pid = NaN;
+    for (let i = 0; i < 250 && Number.isNaN(pid); i++) {
+      await new Promise((res) => setTimeout(res, 20));
+      pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim() || NaN);
+    }
+    expect(isAlive(pid)).toBe(true);
+    call.unsubscribe();
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((res) => setTimeout(res, 20));
+    expect(isAlive(pid)).toBe(false);
+    expect(called).toBe(false);
   });
 
   test('PostToolUse: tool_response on stdin; exit 2 and decision block flag the result; updatedOutput', async () => {
