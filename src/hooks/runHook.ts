@@ -43,6 +43,9 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
     }
   }
   const label = spec.name ?? 'callback';
+  // An 'abort' listener added now would never fire: do not start a callback for a cancelled run
+  // (the command path's `abortable` refuses it the same way).
+  if (options.signal?.aborted) return { warnings: [`${event} hook ${label} was cancelled; its result was ignored.`] };
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });

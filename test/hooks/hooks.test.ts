@@ -278,6 +278,16 @@ describe('in-process callback hooks', () => {
     expect(warnings).toEqual(['PreToolUse hook thrower failed: boom']);
   });
 
+  test('a callback is not started once the signal has aborted (a listener added then would never fire)', async () => {
+    let calls = 0;
+    const r = runners({ Stop: [{ hooks: [{ type: 'callback', name: 'late', callback: () => (calls++, { decision: 'block', reason: 'no' }) }] }] });
+    const controller = new AbortController();
+    controller.abort();
+    const result = await r.runStopHooks({ ...stopInput(), signal: controller.signal });
+    expect(result).toEqual({ warnings: ['Stop hook late was cancelled; its result was ignored.'] });
+    expect(calls).toBe(0);
+  });
+
   test('a Stop callback blocks, and a slow callback times out', async () => {
     const r = runners({
       Stop: [
