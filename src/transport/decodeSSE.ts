@@ -33,7 +33,7 @@
  *   is a non-retryable `StreamProtocolError('buffer_overflow')`.
  * @returns An operator from body chunks to `TransportOutput`.
  */
-import { concat, defer, Observable, type ObservableInput, type OperatorFunction } from 'rxjs';
+import { concat, defer, throwError, type ObservableInput, type OperatorFunction } from 'rxjs';
 import { concatMap } from 'rxjs/operators';
 import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from './streamEventDecoder.js';
 import type { TransportOutput } from './types.js';
@@ -51,15 +51,8 @@ export function decodeSSE(options: DecodeSSEOptions = {}): OperatorFunction<Uint
     });
 }
 
-/** A batch as an inner source: a plain array on the common path (cheapest for `concatMap`). */
+/** A batch as an inner source: a plain array on the common path (cheapest for `concatMap`), then its error if any. */
 function emitBatch(batch: DecodeBatch): ObservableInput<TransportOutput> {
   const { outputs, error } = batch;
-  if (error === undefined) return outputs;
-  return new Observable<TransportOutput>((subscriber) => {
-    for (const output of outputs) {
-      if (subscriber.closed) return;
-      subscriber.next(output);
-    }
-    subscriber.error(error);
-  });
+  return error === undefined ? outputs : concat(outputs, throwError(() => error));
 }
