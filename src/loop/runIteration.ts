@@ -359,8 +359,9 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     const toolsOf = (model: string, messages: readonly MessageParam[]): MessagesRequest => ({
       ...base,
       model,
-      // A resumed history may end with a user message before the new prompt: join them.
-      messages: joinConsecutiveUsers(messages) as MessageParam[],
+      // A resumed history may end with a user message before the new prompt: join them. Thinking
+      // blocks go only into requests that enable thinking (SPEC §7); the history keeps them.
+      messages: (base.thinking ? joinConsecutiveUsers(messages) : stripThinking(joinConsecutiveUsers(messages))) as MessageParam[],
     });
 
     let attempt = newAttempt();

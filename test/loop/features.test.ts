@@ -56,6 +56,25 @@ describe('model fallback', () => {
   });
 });
 
+describe('thinking blocks in requests (SPEC §7)', () => {
+  const thinkingTool = message([{ type: 'thinking', thinking: 'plan', signature: 'sig-kept' }, toolUse('echo', { x: 'a' })]);
+  const script = (n: number) => (n === 0 ? thinkingTool : message([text('done')]));
+
+  it('with thinking enabled, the trajectory keeps its thinking block (first in the message)', async () => {
+    const r = await run(script, { thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(r.terminal.reason).toBe('completed');
+    expect(r.requests[1]!.messages[1]).toMatchObject({ role: 'assistant', content: [{ type: 'thinking', signature: 'sig-kept' }, { type: 'tool_use' }] });
+  });
+
+  it('without thinking enabled, no request carries a thinking block; the history still has it', async () => {
+    const r = await run(script);
+    expect(r.terminal.reason).toBe('completed');
+    expect(r.requests[1]!.thinking).toBeUndefined();
+    expect(r.requests[1]!.messages[1]).toEqual({ role: 'assistant', content: [expect.objectContaining({ type: 'tool_use' })] });
+    expect(JSON.stringify(r.terminal.messages)).toContain('sig-kept');
+  });
+});
+
 describe('transcript seam', () => {
   it('appends every message in order, awaited before the next model request', async () => {
     const appended: TranscriptRecord[] = [];
