@@ -36,6 +36,7 @@ import {
 import type { SharedContext, Tool, ToolEvent } from '../src/tools/types.js';
 import { assertNever } from '../src/util/assertNever.js';
 
+/** Options of {@link scheduleTools}: the tools, the shared context, the seams and the limits of one batch. */
 export interface ScheduleToolsOptions {
   /** The tool set of this iteration (an array is indexed once and cached). */
   readonly tools: readonly Tool[] | ToolRegistry;

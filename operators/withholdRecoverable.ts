@@ -5,6 +5,7 @@
 import { catchError, defer, throwError } from 'rxjs';
 import type { Observable, OperatorFunction } from 'rxjs';
 
+/** Options of {@link withholdRecoverable}: which errors to hold and how to recover from them. */
 export interface WithholdRecoverableOptions<R> {
   /** Which errors to hold. Anything else passes through at once. */
   isRecoverable(error: unknown): boolean;

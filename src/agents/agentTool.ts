@@ -97,6 +97,7 @@ export function renderAgentOutput(output: AgentToolOutput): string {
   return `${output.answer}\n\n${line}`;
 }
 
+/** Creates the `Agent` tool, which hands a task to a subagent through `launcher`. */
 export function createAgentTool(launcher: SubagentLauncher, name = AGENT_TOOL_NAME): Tool<AgentToolInput, AgentToolOutput> {
   const known = () => [...launcher.definitions.keys()].map((n) => `\`${n}\``).join(', ');
   return defineTool<AgentToolInput, AgentToolOutput>({

@@ -9,6 +9,7 @@
  */
 import type { LoopEvent } from '../loop/types.js';
 
+/** A subagent's event as reported in its Agent call's progress. */
 export interface SubagentEventData {
   readonly type: 'subagent_event';
   readonly agentId: string;
@@ -23,6 +24,7 @@ export interface SubagentEventData {
   readonly event: LoopEvent;
 }
 
+/** Whether a `tool_progress` payload is a {@link SubagentEventData}. */
 export function isSubagentEventData(data: unknown): data is SubagentEventData {
   return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'subagent_event' && 'event' in data;
 }

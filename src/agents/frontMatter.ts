@@ -38,6 +38,7 @@ function unquote(value: string): string {
   return v;
 }
 
+/** Splits a Markdown agent definition into its front matter fields and its body. */
 export function parseFrontMatter(text: string): ParsedFrontMatter {
   // A BOM or Windows line ends must not make the fence unrecognisable.
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);

@@ -6,11 +6,13 @@
  */
 import type { CostBudget } from '../loop/pricing.js';
 
+/** A cost budget of one node of the agent tree, charged through to the budget above it. */
 export interface TreeBudget extends CostBudget {
   /** Cost charged through this node (itself and its descendants). */
   subtreeUsd(): number;
 }
 
+/** Creates the budget of one tree node, charging every cost to `above` too. */
 export function createTreeBudget(above: CostBudget | undefined): TreeBudget {
   let spent = 0;
   return {

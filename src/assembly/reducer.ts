@@ -56,6 +56,7 @@ export interface AssemblyState {
   usage: Usage;
 }
 
+/** A fresh assembly state: one per response (one per subscription of `assembleBlocks()`). */
 export function createAssemblyState(): AssemblyState {
   return {
     phase: 'idle',
@@ -79,6 +80,7 @@ export function resetAssemblyState(state: AssemblyState): void {
   state.usage = {};
 }
 
+/** What one event did to the assembly: the outputs it produced, in order. */
 export interface AssemblyStep {
   readonly state: AssemblyState;
   readonly emitted: AssemblyOutput[];

@@ -48,6 +48,7 @@ export interface ToolResultLimit {
   readonly maxResultSizeChars?: number;
 }
 
+/** Options of {@link createContextGovernor}: the model limits, the client for summaries, and which layers run. */
 export interface ContextGovernorOptions {
   /** Used for summarization calls. */
   readonly client: MessagesClient;
@@ -114,6 +115,7 @@ type CompactOutcome =
   | { readonly type: 'too_short' }
   | { readonly type: 'failed'; readonly error: string };
 
+/** Creates the context governor the loop consults before every model call and after a prompt-too-long error (SPEC §6). */
 export function createContextGovernor(options: ContextGovernorOptions): ContextGovernor {
   const state: GovernorState = {
     budget: createToolResultBudgetState(),

@@ -12,6 +12,7 @@ import { estimateMessageTokens } from './tokens.js';
 export const MICROCOMPACT_PLACEHOLDER =
   '[This earlier tool result was cleared to save context. Run the tool again if its output is needed.]';
 
+/** Options of {@link microcompact}. */
 export interface MicrocompactOptions {
   /** Tool results of the most recent `keepRecentRounds` assistant messages are left alone. */
   readonly keepRecentRounds: number;
@@ -19,6 +20,7 @@ export interface MicrocompactOptions {
   readonly shouldClear?: (toolName: string) => boolean;
 }
 
+/** What {@link microcompact} changed. */
 export interface MicrocompactResult {
   /** The input array itself when nothing changed. */
   readonly messages: readonly MessageParam[];
@@ -34,6 +36,7 @@ export interface MicrocompactResult {
  */
 const clearedCache = new WeakMap<MessageParam, { readonly message: MessageParam; readonly cleared: number }>();
 
+/** Layer 2: replaces the content of tool results older than `keepRecentRounds` rounds with a placeholder; pairs stay valid. */
 export function microcompact(messages: readonly MessageParam[], options: MicrocompactOptions): MicrocompactResult {
   const keep = Math.max(0, Math.floor(options.keepRecentRounds));
   let rounds = 0;

@@ -8,11 +8,13 @@ import type { MessageParam } from '../protocol/content.js';
 import { estimateMessagesTokens } from './tokens.js';
 import { isTurnStart } from './turns.js';
 
+/** Options of {@link snip}. */
 export interface SnipOptions {
   /** How many of the most recent user turns to keep. */
   readonly maxTurns: number;
 }
 
+/** What {@link snip} dropped. */
 export interface SnipResult {
   /** The input array itself when nothing was dropped. */
   readonly messages: readonly MessageParam[];
@@ -21,6 +23,7 @@ export interface SnipResult {
   readonly tokensFreed: number;
 }
 
+/** Layer 1: drops the oldest complete user turns beyond `maxTurns` (the transcript keeps them). */
 export function snip(messages: readonly MessageParam[], options: SnipOptions): SnipResult {
   const maxTurns = Math.max(1, Math.floor(options.maxTurns));
   // Backwards: find the start of the maxTurns-th turn from the end; stop there.

@@ -16,10 +16,12 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Framing of each block (type tags, ids). */
 export const BLOCK_OVERHEAD_TOKENS = 3;
 
+/** Estimated tokens of `chars` characters of text (a fixed characters-per-token ratio). */
 export function estimateTextTokens(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/** Estimated tokens of one content block, framing included. */
 export function estimateBlockTokens(block: ContentBlock): number {
   switch (block.type) {
     case 'text':
@@ -52,6 +54,7 @@ export function estimateBlockTokens(block: ContentBlock): number {
  */
 const messageTokenCache = new WeakMap<MessageParam, number>();
 
+/** Estimated tokens of one message, framing included. */
 export function estimateMessageTokens(message: MessageParam): number {
   const cached = messageTokenCache.get(message);
   if (cached !== undefined) return cached;
@@ -79,6 +82,7 @@ export function usageTokens(usage: Usage): number {
   );
 }
 
+/** What {@link countTokens} needs: the messages, and the usage of the last response if there is one. */
 export interface TokenCountInput {
   readonly messages: readonly MessageParam[];
   /** Usage of the last response; undefined (or stale) means everything is estimated. */
@@ -93,6 +97,7 @@ export function countTokens(input: TokenCountInput): number {
   return usageTokens(input.lastUsage) + estimateMessagesTokens(input.messages, input.messagesSinceUsage);
 }
 
+/** The token lines of one model: the effective window, where auto-compaction starts, where sending stops. */
 export interface ContextThresholds {
   readonly contextWindow: number;
   /** The window minus the room reserved for the answer. */
@@ -107,6 +112,7 @@ export const MAX_OUTPUT_RESERVE = 20_000;
 export const AUTO_COMPACT_BUFFER = 13_000;
 export const BLOCKING_BUFFER = 3_000;
 
+/** The {@link ContextThresholds} of a model's limits. */
 export function contextThresholds(limits: ModelLimits): ContextThresholds {
   const effectiveWindow = limits.contextWindow - Math.min(limits.maxOutputTokens, MAX_OUTPUT_RESERVE);
   return {

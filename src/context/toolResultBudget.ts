@@ -42,6 +42,7 @@ export interface ToolResultBudgetState {
   readonly processed: WeakMap<MessageParam, MessageParam>;
 }
 
+/** A fresh tool-result budget state: one per session, so each result is examined once. */
 export function createToolResultBudgetState(): ToolResultBudgetState {
   return { replacements: new Map(), processed: new WeakMap() };
 }
@@ -56,6 +57,7 @@ export interface ToolResultBudgetResult {
 
 export const DEFAULT_PREVIEW_CHARS = 2_000;
 
+/** Layer 0: writes each tool result longer than its tool's limit to a file and leaves its beginning and the file's path in the view. */
 export function applyToolResultBudget(
   messages: readonly MessageParam[],
   state: ToolResultBudgetState,

@@ -7,12 +7,14 @@
  */
 import type { ContentBlock, MessageParam } from '../protocol/content.js';
 
+/** Whether a message is a user message carrying tool results (it continues a turn). */
 export function isToolResultMessage(message: MessageParam): boolean {
   if (message.role !== 'user' || typeof message.content === 'string') return false;
   for (const block of message.content) if (block.type === 'tool_result') return true;
   return false;
 }
 
+/** Whether a message starts a user turn: a user message without tool results. */
 export function isTurnStart(message: MessageParam): boolean {
   return message.role === 'user' && !isToolResultMessage(message);
 }

@@ -21,6 +21,7 @@ import { compileToolMatcher } from './matcher.js';
 import { runHook } from './runHook.js';
 import type { HookEvent, HookInput, HookInputBase, HookSpec, HooksConfig } from './types.js';
 
+/** Options of {@link createHookRunners}: the hooks configuration and the session facts hooks receive. */
 export interface HookRunnerOptions {
   readonly hooks: HooksConfig;
   /** The workspace: command hooks run there and receive it as `cwd`. */
@@ -34,11 +35,13 @@ export interface HookRunnerOptions {
   readonly killGraceMs?: number;
 }
 
+/** The combined answer of the hooks of one loop event. */
 export interface LoopHookResult extends HookDecision {
   readonly warnings: readonly string[];
   readonly additionalContext?: string;
 }
 
+/** The tool hooks and loop hooks built from a {@link HooksConfig}. */
 export interface HookRunners {
   readonly preToolUse: PreToolUseHook;
   readonly postToolUse: PostToolUseHook;
@@ -50,6 +53,7 @@ export interface HookRunners {
   readonly loopHooks: LoopHooks;
 }
 
+/** Builds the PreToolUse/PostToolUse and loop hook functions from a hooks configuration. */
 export function createHookRunners(options: HookRunnerOptions): HookRunners {
   const compiled = Object.fromEntries(
     Object.entries(options.hooks).map(([event, groups]) => [

@@ -16,6 +16,7 @@ export interface RunHookOptions {
   readonly killGraceMs?: number;
 }
 
+/** Runs one hook (a command in its own process group, or an in-process callback) and interprets its answer; failures become warnings. */
 export async function runHook(spec: HookSpec, input: HookInput, options: RunHookOptions): Promise<HookOutcome> {
   const timeoutMs = (spec.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS) * 1000;
   const event = input.hook_event_name;

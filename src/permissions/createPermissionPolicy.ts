@@ -16,6 +16,7 @@ import { callKindOf, modeVerdict, type PermissionMode } from './modes.js';
 import { parseRuleStrings, type PermissionRule, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
 import { assertNever } from '../util/assertNever.js';
 
+/** What an interactive `ask` callback is shown when a call needs approval. */
 export interface PermissionRequest {
   readonly toolName: string;
   readonly input: unknown;
@@ -26,10 +27,12 @@ export interface PermissionRequest {
   readonly signal: AbortSignal;
 }
 
+/** The user's answer to a {@link PermissionRequest}. */
 export type PermissionAnswer =
   | { readonly behavior: 'allow'; readonly updatedInput?: Record<string, unknown> }
   | { readonly behavior: 'deny'; readonly message?: string };
 
+/** Options of {@link createPermissionPolicy}: the mode, the rules, and whom to ask. */
 export interface PermissionPolicyOptions {
   readonly mode: PermissionMode;
   /** Parsed rules, or rule strings as in settings files. */
@@ -112,6 +115,7 @@ function isRuleSet(rules: PermissionRuleSet | PermissionRuleStrings): rules is P
   return first !== undefined && typeof first === 'object';
 }
 
+/** Creates the `CanUseTool` seam from a permission mode, rules and an optional `ask` callback. */
 export function createPermissionPolicy(options: PermissionPolicyOptions): CanUseTool {
   const given = options.rules ?? {};
   const rules: PermissionRuleSet = isRuleSet(given)

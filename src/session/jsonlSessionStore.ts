@@ -26,6 +26,7 @@ import { assertValidSessionId, defaultSessionDir } from './paths.js';
 import { sessionRecordSchema, type SessionRecord } from './records.js';
 import type { OpenMode, SessionInfo, SessionStore, SessionTranscript, SessionWriter } from './store.js';
 
+/** Options of {@link createJsonlSessionStore}: where the transcripts live. */
 export interface JsonlSessionStoreOptions {
   /** The workspace the sessions belong to (resolved to an absolute path). */
   readonly workspace: string;
@@ -42,12 +43,14 @@ export interface JsonlSessionStoreOptions {
   readonly redactSecrets?: readonly string[];
 }
 
+/** The JSONL {@link SessionStore}. */
 export interface JsonlSessionStore extends SessionStore {
   readonly dir: string;
   /** The transcript file of a session. */
   pathOf(sessionId: string): string;
 }
 
+/** Creates the default session store: one append-only JSONL transcript per session. */
 export function createJsonlSessionStore(options: JsonlSessionStoreOptions): JsonlSessionStore {
   const workspace = resolve(options.workspace);
   const dir = resolve(options.dir ?? defaultSessionDir(workspace));

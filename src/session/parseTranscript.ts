@@ -8,11 +8,13 @@ import { isPlainSessionRecord } from './recordShape.js';
 import { sessionRecordSchema, type SessionRecord } from './records.js';
 import type { SessionWarning } from './warnings.js';
 
+/** The records of a transcript, and what could not be read. */
 export interface ParsedTranscript {
   readonly records: SessionRecord[];
   readonly warnings: SessionWarning[];
 }
 
+/** Parses a JSONL transcript: one record per line; bad lines are reported, never fatal. */
 export function parseTranscript(text: string): ParsedTranscript {
   const records: SessionRecord[] = [];
   const warnings: SessionWarning[] = [];

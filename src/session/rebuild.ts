@@ -30,6 +30,7 @@ const EARLIER_CONVERSATION_UNAVAILABLE = '[The earlier part of this conversation
 
 export type UserMessageParam = MessageParam & { readonly role: 'user' };
 
+/** The conversation a transcript leads to: the messages to send next. */
 export interface RebuiltView {
   /** Alternating user/assistant messages, first one `user`, every tool_use answered. */
   readonly messages: MessageParam[];
@@ -48,6 +49,7 @@ export interface RebuiltView {
   readonly warnings: SessionWarning[];
 }
 
+/** Rebuilds the message history from transcript records (following the chain, compaction and tombstones). */
 export function rebuildMessages(records: readonly SessionRecord[]): RebuiltView {
   const warnings: SessionWarning[] = [];
   const chain = followChain(records, warnings);

@@ -26,6 +26,7 @@ export interface SessionTranscriptSink extends TranscriptSink {
   readonly lastUuid: string | null;
 }
 
+/** Creates the loop's transcript sink over a session writer: records are durable before the next model request. */
 export function createTranscriptSink(writer: SessionWriter, options: TranscriptSinkOptions): SessionTranscriptSink {
   let lastUuid = options.parentUuid;
   const context = { sessionId: writer.sessionId, cwd: options.cwd, version: options.version, newUuid: options.newUuid ?? randomUUID };

@@ -33,6 +33,7 @@ import type {
 } from './script.js';
 import { validateMessagesRequest } from './validateRequest.js';
 
+/** Options of {@link startScriptedServer}. */
 export interface ScriptedServerOptions {
   readonly script: Script;
   /** Validate each request like the real API and answer invalid ones with a 400. Default true. */
@@ -41,6 +42,7 @@ export interface ScriptedServerOptions {
   readonly onRequest?: (request: RecordedRequest) => void;
 }
 
+/** A running scripted model server. */
 export interface ScriptedServer {
   /** `http://127.0.0.1:<port>`: pass it as the client's baseURL. */
   readonly baseURL: string;
@@ -73,6 +75,7 @@ const ERROR_TYPE_BY_STATUS: Readonly<Record<number, string>> = Object.fromEntrie
   Object.entries(STATUS_BY_ERROR_TYPE).map(([type, status]) => [status, type]),
 );
 
+/** Starts a scripted Messages API server on 127.0.0.1 that plays `script` and records every request. */
 export async function startScriptedServer(options: ScriptedServerOptions): Promise<ScriptedServer> {
   const { script, validate = true, onRequest } = options;
   const requests: RecordedRequest[] = [];

@@ -17,6 +17,7 @@ import { messagesRequestSchema } from '../protocol/request.js';
 
 type Json = Record<string, unknown>;
 
+/** The problems the real API would report for this request body (empty when it is valid). */
 export function validateMessagesRequest(body: unknown): string[] {
   if (!isObject(body)) return [`request body must be a JSON object, got ${describe(body)}`];
   const errors: string[] = [];

@@ -43,6 +43,7 @@ export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 export const ANTHROPIC_VERSION = '2023-06-01';
 
+/** Options of {@link createMessagesClient}: endpoint, key, retries and the stream bounds. */
 export interface MessagesClientOptions {
   /** Default `https://api.anthropic.com`; a path prefix (a proxy's) is kept. */
   readonly baseURL?: string;
@@ -82,11 +83,13 @@ export interface MessagesClientOptions {
   readonly connections?: number;
 }
 
+/** A {@link MessagesClient} that owns its HTTP connections: `close()` releases them. */
 export interface ClosableMessagesClient extends MessagesClient {
   /** Releases the pooled sockets; waits for requests still running (unsubscribe them first). */
   close(): Promise<void>;
 }
 
+/** Creates a Messages API client whose `stream(request)` is a cold, retrying, abortable Observable of validated stream events (see the module comment above for the details). */
 export function createMessagesClient(options: MessagesClientOptions): ClosableMessagesClient {
   const { apiKey } = options;
   if (typeof apiKey !== 'string' || apiKey === '') {

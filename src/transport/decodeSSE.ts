@@ -1,3 +1,12 @@
+/** `decodeSSE()`: an SSE body in, validated stream events out (the RxJS shell over `createStreamEventDecoder`). */
+import { concat, defer, throwError, type ObservableInput, type OperatorFunction } from 'rxjs';
+import { concatMap } from 'rxjs/operators';
+import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from './streamEventDecoder.js';
+import type { TransportOutput } from './types.js';
+
+/** Options of {@link decodeSSE}: the parser's buffer cap and the cap on the whole body. */
+export type DecodeSSEOptions = StreamEventDecoderOptions;
+
 /**
  * Decodes a Messages API SSE body into validated stream events.
  * <span class="informal">Bytes (or text) in, `StreamEvent`s and `debug` notes out; protocol faults as typed errors.</span>
@@ -33,13 +42,6 @@
  *   is a non-retryable `StreamProtocolError('buffer_overflow')`.
  * @returns An operator from body chunks to `TransportOutput`.
  */
-import { concat, defer, throwError, type ObservableInput, type OperatorFunction } from 'rxjs';
-import { concatMap } from 'rxjs/operators';
-import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from './streamEventDecoder.js';
-import type { TransportOutput } from './types.js';
-
-export type DecodeSSEOptions = StreamEventDecoderOptions;
-
 export function decodeSSE(options: DecodeSSEOptions = {}): OperatorFunction<Uint8Array | string, TransportOutput> {
   return (source$) =>
     defer(() => {

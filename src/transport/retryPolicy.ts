@@ -25,6 +25,7 @@ const NON_RETRYABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
   'request_too_large',
 ]);
 
+/** Whether an HTTP status is worth another attempt (408, 409, 429 and 5xx). */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
@@ -84,6 +85,7 @@ export function isRetryableError(error: unknown): boolean {
   return false;
 }
 
+/** How long to wait between attempts: exponential backoff with jitter, capped. */
 export interface BackoffOptions {
   /** The first retry's wait before jitter (default 500 ms). */
   readonly baseDelayMs?: number;
@@ -109,6 +111,7 @@ export function retryAfterOf(error: unknown): number | undefined {
   return error instanceof ApiError ? error.retryAfterMs : undefined;
 }
 
+/** What the retry policy decided for one failed attempt: retry after a delay, or give up. */
 export type RetryDecision =
   | { readonly retry: false }
   | { readonly retry: true; readonly delayMs: number };

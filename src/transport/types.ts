@@ -32,9 +32,12 @@ export interface DebugEvent {
   readonly data?: unknown;
 }
 
+/** The transport's own events, mixed into the stream: retries announced before their wait, debug notes. */
 export type TransportEvent = ApiRetryEvent | StreamRetryEvent | DebugEvent;
+/** What a client stream emits: validated API stream events plus {@link TransportEvent}s. */
 export type TransportOutput = StreamEvent | TransportEvent;
 
+/** Streams one Messages API request: what the loop and the operators need of a client. */
 export interface MessagesClient {
   /**
    * Cold: nothing is sent before subscribe; each subscription is one request (with its retries).
@@ -43,6 +46,7 @@ export interface MessagesClient {
   stream(request: MessagesRequest, options?: StreamCallOptions): Observable<TransportOutput>;
 }
 
+/** Per-call options of {@link MessagesClient.stream}. */
 export interface StreamCallOptions {
   /** Overrides the client's maxRetries for this call (e.g. 0 before a fallback switch). */
   readonly maxRetries?: number;

@@ -21,6 +21,7 @@ export type BuiltinToolName = 'Read' | 'Write' | 'Edit' | 'Glob' | 'Grep' | 'Bas
 
 export const BUILTIN_TOOL_NAMES: readonly BuiltinToolName[] = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
 
+/** Options of {@link createBuiltinTools}. */
 export interface BuiltinToolsOptions {
   /** Only these tools (default: all six). */
   readonly only?: readonly BuiltinToolName[];
@@ -28,6 +29,7 @@ export interface BuiltinToolsOptions {
   readonly globMaxResults?: number;
 }
 
+/** The built-in tools (Read, Write, Edit, Glob, Grep, Bash) of one session, over its workspace. */
 export function createBuiltinTools(workspace: Workspace, options: BuiltinToolsOptions = {}): Tool[] {
   const wanted = new Set(options.only ?? BUILTIN_TOOL_NAMES);
   const all: Tool[] = [

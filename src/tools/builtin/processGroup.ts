@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { Observable, timer } from 'rxjs';
 
+/** Options of {@link runProcessGroup}. */
 export interface ProcessGroupOptions {
   readonly command: string;
   readonly cwd: string;
@@ -37,6 +38,7 @@ export function childEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.
   return env;
 }
 
+/** How a process group ended: exit code, output, and whether it timed out. */
 export interface ProcessGroupResult {
   /** Exit code, or null when ended by a signal. */
   readonly exitCode: number | null;
@@ -53,6 +55,7 @@ export interface ProcessGroupResult {
 
 export const DEFAULT_KILL_GRACE_MS = 2000;
 
+/** Runs `bash -c command` as its own process group: cold; unsubscribing or the timeout ends the whole group. */
 export function runProcessGroup(options: ProcessGroupOptions): Observable<ProcessGroupResult> {
   return new Observable<ProcessGroupResult>((subscriber) => {
     const cap = options.maxOutputChars ?? 30_000;

@@ -17,6 +17,7 @@ export class ToolRefusal extends Error {
   override readonly name = 'ToolRefusal';
 }
 
+/** What the workspace remembers of a Read file, so Write/Edit can tell whether it changed since. */
 export interface ReadRecord {
   readonly mtimeMs: number;
   readonly size: number;
@@ -24,6 +25,7 @@ export interface ReadRecord {
   readonly readAt: number;
 }
 
+/** The state the file tools of one session share: roots and the Read record. */
 export interface Workspace {
   /** Real (symlink-free) absolute paths of the roots; the first is the cwd's root. */
   readonly roots: readonly string[];
@@ -55,6 +57,7 @@ export interface Workspace {
   assertFresh(realPath: string, verb: string): Promise<void>;
 }
 
+/** Options of {@link createWorkspace}. */
 export interface WorkspaceOptions {
   /** The working directory; it is always a root. */
   readonly cwd: string;
@@ -64,6 +67,7 @@ export interface WorkspaceOptions {
   readonly homeDir?: string;
 }
 
+/** Creates the workspace the built-in file tools of one session close over. */
 export function createWorkspace(options: WorkspaceOptions): Workspace {
   const cwd = realpathSync(resolve(options.cwd));
   const roots = [cwd, ...(options.roots ?? []).map((r) => realpathSync(resolve(cwd, r)))];
