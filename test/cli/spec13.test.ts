@@ -106,6 +106,33 @@ const blockTexts = (m: MessageParam | undefined): string[] =>
   m === undefined ? [] : typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
 
 describe.concurrent('SPEC §13 through the built command', () => {
+  test('tool start: a safe tool runs when its block closes, its result line out long before the response ends', async () => {
+    const box = makeSandbox({ 'early.txt': 'EARLY\n' });
+    const run = await probe(
+      [
+        {
+          kind: 'message',
+          blocks: [
+            { type: 'tool_use', id: 'toolu_early', name: 'Read', input: { file_path: 'early.txt' } },
+            { type: 'text', text: 'still talking', delayMs: 1200 },
+          ],
+        },
+        text('done'),
+      ],
+      'read early',
+      [],
+      box,
+    );
+    expect(run.code).toBe(0);
+    const user = only(run.lines, 'user')[0]!;
+    expect(JSON.stringify(user.message.content)).toContain('EARLY');
+    const resultAt = run.lineTimes[run.lines.indexOf(user)]!;
+    expect(run.server.requests[0]!.endedAt! - resultAt).toBeGreaterThan(900);
+    // Printed before the text block that followed it in the same response.
+    const later = only(run.lines, 'assistant').find((l) => l.message.content[0]?.type === 'text')!;
+    expect(run.lines.indexOf(user)).toBeLessThan(run.lines.indexOf(later));
+  });
+
   test('--max-turns 1 with a tool call: one request, the tool ran, error_max_turns, is_error, exit 1', async () => {
     const box = makeSandbox({ 'notes.txt': 'MAXTURNS_FIXTURE\n' });
     const run = await probe([tools({ id: 'toolu_r', name: 'Read', input: { file_path: 'notes.txt' } }), text('never asked')], 'read it', ['--max-turns', '1'], box);
