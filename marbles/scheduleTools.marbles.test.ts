@@ -275,6 +275,26 @@ describe('scheduleTools: operator checklist', () => {
     });
   });
 
+  it('a throwing onInterruptibleChange errors the output and stops the running tools (it escaped as an unhandled error)', () => {
+    const seen: boolean[] = [];
+    createTestScheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const k = cold('   --(y|)', { y: outcome('k') });
+      const c = cold('     ------(x|)', { x: outcome('c') });
+      const src = hot('-a-b-------(m|)', { a: toolUse(0, 'Fetch', 'k'), b: toolUse(1, 'Search', 'c'), m: message('tool_use') });
+      const tools = [fakeTool('Search', { safe: true, interrupt: 'cancel', calls: { c } }), fakeTool('Fetch', { safe: true, interrupt: 'block', calls: { k } })];
+      const onInterruptibleChange = (value: boolean) => {
+        seen.push(value);
+        // false when the 'block' tool starts; throws when it ends (inside that tool's delivery)
+        if (value) throw new Error('listener failed');
+      };
+      const out = src.pipe(scheduleTools({ tools, shared: {}, onInterruptibleChange }), labels);
+      expectObservable(out).toBe('-s-(tr#)', { s: 'S0', t: 'S1', r: 'R0' }, new Error('listener failed'));
+      expectSubscriptions(c.subscriptions).toBe('---(^!)');
+      expectSubscriptions(src.subscriptions).toBe('^--!');
+    });
+    expect(seen).toEqual([false, true]);
+  });
+
   it('a second subscription starts fresh (cold)', () => {
     createTestScheduler().run(({ cold, expectObservable }) => {
       const r = cold('-(x|)', { x: outcome('r') });

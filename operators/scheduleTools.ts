@@ -70,7 +70,8 @@ export interface ScheduleToolsOptions {
   readonly trace?: (entry: PipelineTraceEntry) => void;
   /**
    * Called when the batch turns (non-)interruptible: true only while every running call is
-   * 'cancel' (SPEC §4 "Interrupts"). Assume true until told otherwise.
+   * 'cancel' (SPEC §4 "Interrupts"). Assume true until told otherwise. If it throws, the
+   * output errors with what it threw (running calls are stopped).
    */
   readonly onInterruptibleChange?: (interruptible: boolean) => void;
   /**
@@ -212,7 +213,14 @@ export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<A
             return;
           }
           case 'interruptible':
-            options.onInterruptibleChange?.(command.value);
+            try {
+              options.onInterruptibleChange?.(command.value);
+            } catch (error) {
+              // Like a throwing `tap` callback: the output errors. Thrown on, it would escape
+              // through a tool's subscriber (an unhandled error) and leave the batch hanging.
+              dispose();
+              output$.error(error);
+            }
             return;
           case 'complete':
             dispose();
