@@ -137,7 +137,12 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
 
     const trace = (step: PipelineStep, status: PipelineTraceEntry['status'], detail?: string): void => {
       currentStep = step;
-      options.trace?.(detail === undefined ? { toolUseId, step, status } : { toolUseId, step, status, detail });
+      if (!options.trace) return;
+      try {
+        options.trace(detail === undefined ? { toolUseId, step, status } : { toolUseId, step, status, detail });
+      } catch {
+        // An observer for tests and debugging: its failure must not change (or lose) the call's result.
+      }
     };
 
     const ctx: ToolCallContext = {

@@ -176,6 +176,19 @@ describe('runToolCall: the steps that run, in order', () => {
     expect(seen).toEqual([{ path: 'b', n: 2 }]);
   });
 
+  it('a throwing trace observer changes nothing: the call still ends with its own result', async () => {
+    const events = await lastValueFrom(
+      runToolCall(use('Read', { path: 'a.txt' }), {
+        tools: [echoTool()],
+        trace: () => {
+          throw new Error('trace broke');
+        },
+      }).pipe(toArray()),
+    );
+    expect(events.map((e) => e.type)).toEqual(['tool_start', 'tool_result']);
+    expect(events[1]).toMatchObject({ result: { content: 'contents of a.txt' } });
+  });
+
   it('a tool that throws synchronously: its message, no stack', async () => {
     const tool = echoTool({
       call: () => {
