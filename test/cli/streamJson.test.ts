@@ -182,6 +182,8 @@ describe('result subtypes and exit statuses', () => {
     expect(line.terminal_reason).toBe(reason);
     if (success) expect(line.result).toBe('done');
     else expect(line.errors).toHaveLength(1);
+    // Execution errors repeat their one error line as `result`; the other error subtypes do not.
+    if (!success) expect(line.result).toBe(resultSubtypeOf(reason) === 'error_during_execution' ? line.errors?.[0] : undefined);
     const expected = reason === 'max_turns' ? 'error_max_turns' : reason === 'budget_exhausted' ? 'error_max_budget_usd' : success ? 'success' : 'error_during_execution';
     expect(resultSubtypeOf(reason)).toBe(expected);
   });

@@ -89,7 +89,9 @@ export function buildResultLine(terminal: TerminalEvent, facts: ResultFacts): Re
     session_id: facts.sessionId,
     uuid: facts.uuid,
     is_error: isError,
-    ...(isError ? {} : { result: terminal.lastAssistantText ?? '' }),
+    // Successes carry the final answer. Execution errors carry the error text too: scripts that
+    // read `result` (Claude Code puts "API Error: ..." there) find the status without `errors`.
+    ...(isError ? (subtype === 'error_during_execution' && errors ? { result: errors[0] } : {}) : { result: terminal.lastAssistantText ?? '' }),
     num_turns: terminal.turnCount,
     terminal_reason: terminal.reason,
     stop_reason: facts.stopReason,
