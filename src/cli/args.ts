@@ -3,12 +3,14 @@
  * wherever one exists, so scripts written for it can point at rxagent unchanged.
  */
 import { parseArgs } from 'node:util';
+import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
-export type PermissionModeName = (typeof PERMISSION_MODES)[number];
+// One list of modes for the library and the command: the permission layer owns it.
+export { PERMISSION_MODES };
+export type PermissionModeName = PermissionMode;
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const DEFAULT_MAX_TOKENS = 32_000;
