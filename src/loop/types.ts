@@ -18,7 +18,7 @@ import type {
 } from '../protocol/content.js';
 import type { AssemblyEvent } from '../assembly/types.js';
 import type { ApiRetryEvent, DebugEvent, StreamRetryEvent } from '../transport/types.js';
-import type { SharedContext } from '../tools/types.js';
+import type { SharedContext, ToolEvent } from '../tools/types.js';
 import type { RxAgentErrorKind } from '../errors.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -146,8 +146,9 @@ export type LoopEvent = Tracked<
       readonly message: AssistantMessage;
       readonly uuid: string;
     }
-  | { readonly type: 'tool_start'; readonly toolUseId: string; readonly name: string; readonly input: unknown }
-  | { readonly type: 'tool_progress'; readonly toolUseId: string; readonly name: string; readonly data: unknown }
+  // Forwarded unchanged from the scheduler: derived from ToolEvent so the two cannot drift.
+  | Extract<ToolEvent, { readonly type: 'tool_start' }>
+  | Extract<ToolEvent, { readonly type: 'tool_progress' }>
   | {
       readonly type: 'tool_result';
       readonly toolUseId: string;
