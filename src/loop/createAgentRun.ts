@@ -20,18 +20,21 @@ import { createRunContext, type QueuedCommand, type RunContext } from './runCont
 import type { AgentLoopOptions } from './options.js';
 import type { CommandStatus, LoopEvent } from './types.js';
 
+/** Options of `AgentRun.submit`. */
 export interface SubmitOptions {
   /** Default: `cmd-<n>`. */
   readonly id?: string;
   readonly interrupt?: boolean;
 }
 
+/** What `submit` answers at once; the submission's fate follows as `command_lifecycle` events with its `id`. */
 export interface SubmitHandle {
   readonly id: string;
   /** False when the run had already ended: nothing was queued. */
   readonly accepted: boolean;
 }
 
+/** A running loop that accepts input while it runs (see {@link createAgentRun}). */
 export interface AgentRun {
   /** Subscribe once: the run starts on subscribe and unsubscribing aborts it. */
   readonly events$: Observable<LoopEvent>;
@@ -48,6 +51,9 @@ function lifecycleEvent(ctx: RunContext, id: string, status: CommandStatus): Loo
   return { type: 'command_lifecycle', id, status, chainId: ctx.chainId, depth: ctx.depth };
 }
 
+/**
+ * The loop of `options` plus an input queue: `submit()` input while `events$` runs (see the file head for when it is absorbed).
+ */
 export function createAgentRun(options: AgentLoopOptions): AgentRun {
   let active: RunContext | undefined;
   let ended = false;

@@ -20,10 +20,13 @@ export interface ToolSchedulerInput {
   /** Honour a PreToolUse 'defer' for a response's only call (non-interactive runs). */
   readonly allowDefer?: boolean;
 }
+/** Builds the tool scheduler of one iteration; `scheduleTools` from `operators/` unless a test injects another. */
 export type ToolSchedulerFactory = (input: ToolSchedulerInput) => OperatorFunction<AssemblyOutput, ToolEvent>;
 
+/** One model request as a cold stream: the seam that replaces `client.stream` in tests and wrappers. */
 export type CallModel = (request: MessagesRequest, options?: StreamCallOptions) => Observable<TransportOutput>;
 
+/** What tests inject instead of the real client, scheduler, ids and clock, so runs are reproducible. */
 export interface LoopDeps {
   /** Replaces `client.stream`: cold, one subscription = one request (with its retries). */
   readonly callModel?: CallModel;
@@ -36,8 +39,10 @@ export interface LoopDeps {
   readonly scheduler?: SchedulerLike;
 }
 
+/** The in-process hooks of a loop: loop-level (Stop, PostToolBatch, UserPromptSubmit) and per tool call. */
 export interface AgentLoopHooks extends LoopHooks, ToolHooks {}
 
+/** Options of {@link agentLoop}: the model and client, the history and prompt, the tools, the bounds and the seams. */
 export interface AgentLoopOptions {
   readonly model: string;
   /** Needed unless `deps.callModel` is given. */
@@ -88,6 +93,7 @@ export interface AgentLoopOptions {
   readonly deps?: LoopDeps;
 }
 
+/** `max_tokens` of each request when `maxOutputTokens` is not given. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
 export const MALFORMED_TOOL_USE_RETRY_LIMIT = 1;

@@ -5,6 +5,7 @@
 import type { Usage } from '../protocol/content.js';
 import type { UsageTotals } from './types.js';
 
+/** USD per million tokens of one model, one rate per kind of token the API reports. */
 export interface ModelPrice {
   readonly inputPerMTok: number;
   readonly outputPerMTok: number;
@@ -13,6 +14,7 @@ export interface ModelPrice {
   readonly cacheReadPerMTok: number;
 }
 
+/** Prices by model-name prefix (see `priceFor`); pass your own to price other models. */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 const opus4: ModelPrice = { inputPerMTok: 15, outputPerMTok: 75, cacheWritePerMTok: 18.75, cacheReadPerMTok: 1.5 };
@@ -33,6 +35,7 @@ export const DEFAULT_PRICES: PriceTable = {
   'claude-3-5-haiku': haiku35,
 };
 
+/** The price of `model`: the entry with the longest key that prefixes it, or undefined for an unknown model. */
 export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): ModelPrice | undefined {
   let best: string | undefined;
   for (const key of Object.keys(table)) {
@@ -53,6 +56,7 @@ export function costOf(usage: Usage, price: ModelPrice | undefined): number {
   );
 }
 
+/** The usage totals of a run before its first response. */
 export const ZERO_USAGE: UsageTotals = {
   inputTokens: 0,
   outputTokens: 0,
@@ -60,6 +64,7 @@ export const ZERO_USAGE: UsageTotals = {
   cacheReadInputTokens: 0,
 };
 
+/** Adds one response's reported usage to the run's totals (missing counts are 0); returns new totals. */
 export function addUsage(totals: UsageTotals, usage: Usage): UsageTotals {
   return {
     inputTokens: totals.inputTokens + (usage.input_tokens ?? 0),
@@ -80,6 +85,7 @@ export interface CostBudget {
   exhausted(): boolean;
 }
 
+/** A budget of `maxUsd`, exhausted once the charges reach it; share it by passing it to each loop as `budget`. */
 export function createCostBudget(maxUsd: number): CostBudget {
   let spent = 0;
   return {

@@ -16,12 +16,14 @@ import type { CompactTrigger, QueryTracking, UserMessageReason } from './types.j
 // Context governance (SPEC §6)
 // ---------------------------------------------------------------------------------------------
 
+/** One shrinking of the history, with its token counts before and after (an event and a transcript record). */
 export interface CompactBoundary {
   readonly trigger: CompactTrigger;
   readonly preTokens: number;
   readonly postTokens: number;
 }
 
+/** What the governor sees before a call: the history, the model's limits and the last reported usage. */
 export interface GovernorInput extends QueryTracking {
   /** The history about to be sent (after the last boundary). */
   readonly messages: readonly MessageParam[];
@@ -47,6 +49,7 @@ interface WithNotices {
   readonly notices?: readonly GovernorNotice[];
 }
 
+/** The governor's answer before a call: send, send compacted, or stop the run (with notices to emit first). */
 export type GovernorDecision = WithNotices &
   (
     /** Send `messages` as they are (they may be a cheaper view, e.g. truncated tool results). */
@@ -59,12 +62,14 @@ export type GovernorDecision = WithNotices &
     | { readonly type: 'rapid_refill_breaker'; readonly message: string }
   );
 
+/** The answer of a reactive compaction: the compacted history, or why it could not be done. */
 export type ReactiveCompactResult = WithNotices &
   (
     | { readonly type: 'compacted'; readonly messages: readonly MessageParam[]; readonly boundary: CompactBoundary }
     | { readonly type: 'failed'; readonly message: string }
   );
 
+/** Keeps each request within the model's context window (SPEC §6); `createContextGovernor` is the real one. */
 export interface ContextGovernor {
   /** Before every model call (SPEC §2 step 3). Emits exactly one decision, then completes. */
   beforeCall(input: GovernorInput): Observable<GovernorDecision>;
@@ -85,6 +90,7 @@ export const passThroughGovernor: ContextGovernor = {
 // Transcript (SPEC §11)
 // ---------------------------------------------------------------------------------------------
 
+/** What the loop hands a transcript sink, in history order: messages, tombstones and compact boundaries. */
 export type TranscriptRecord = QueryTracking & { readonly timestamp: number } & (
     | { readonly type: 'assistant'; readonly uuid: string; readonly parentUuid: string | undefined; readonly message: AssistantMessage }
     | {
@@ -99,6 +105,7 @@ export type TranscriptRecord = QueryTracking & { readonly timestamp: number } & 
     | { readonly type: 'compact_boundary'; readonly boundary: CompactBoundary; readonly messages: readonly MessageParam[] }
   );
 
+/** Where a run's records go (`createTranscriptSink` writes JSONL session files). */
 export interface TranscriptSink {
   /** Called with the records of one iteration; awaited before the next model request. */
   append(records: readonly TranscriptRecord[]): Promise<void>;
@@ -118,6 +125,7 @@ export interface HookDecision {
   readonly warnings?: readonly string[];
 }
 
+/** What a Stop hook sees when the model ends its turn without tool calls. */
 export interface StopHookInput extends QueryTracking {
   readonly messages: readonly MessageParam[];
   readonly lastAssistantMessage: AssistantMessage;
@@ -128,14 +136,17 @@ export interface StopHookInput extends QueryTracking {
 /** May answer synchronously (keeps marble tests in virtual time) or with a Promise. */
 export type StopHook = (input: StopHookInput) => HookDecision | Promise<HookDecision>;
 
+/** What a PostToolBatch hook sees once every call of a response has its result. */
 export interface PostToolBatchHookInput extends QueryTracking {
   readonly toolUses: readonly ToolUseBlock[];
   readonly results: readonly ToolResultBlock[];
   readonly messages: readonly MessageParam[];
   readonly signal: AbortSignal;
 }
+/** Runs after each tool batch; `block` or `preventContinuation` ends the loop `hook_stopped` before the next call. */
 export type PostToolBatchHook = (input: PostToolBatchHookInput) => HookDecision | Promise<HookDecision>;
 
+/** What a UserPromptSubmit hook sees before a new prompt enters the history. */
 export interface UserPromptSubmitHookInput extends QueryTracking {
   readonly prompt: MessageParam;
   readonly signal: AbortSignal;
@@ -147,6 +158,7 @@ export type UserPromptSubmitHook = (
   | (HookDecision & { readonly additionalContext?: string })
   | Promise<HookDecision & { readonly additionalContext?: string }>;
 
+/** The loop-level hooks, each optional (the tool-level ones are `ToolHooks`). */
 export interface LoopHooks {
   readonly stop?: StopHook;
   readonly postToolBatch?: PostToolBatchHook;

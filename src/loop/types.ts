@@ -25,6 +25,7 @@ import type { RxAgentErrorKind } from '../errors.js';
 // Terminal and transition reasons (SPEC §3)
 // ---------------------------------------------------------------------------------------------
 
+/** Every way a run can end (SPEC §3), as a runtime list so consumers can validate or enumerate them. */
 export const TERMINAL_REASONS = [
   'completed',
   'max_turns',
@@ -42,11 +43,14 @@ export const TERMINAL_REASONS = [
   'budget_exhausted',
   'turn_setup_failed',
 ] as const;
+/** Why a run ended: the `reason` of its single `terminal` event. */
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
 /** Controlled stops: the loop ended on purpose (SPEC §3: the first four and `tool_deferred`). */
 export type ControlledTerminalReason = 'completed' | 'max_turns' | 'hook_stopped' | 'stop_hook_prevented' | 'tool_deferred';
+/** Cancelled stops: the caller's abort (or unsubscribe) cut the model stream or the tool batch. */
 export type CancelledTerminalReason = 'aborted_streaming' | 'aborted_tools';
+/** Every terminal reason that is neither controlled nor cancelled: the run failed (`terminal.error` says how). */
 export type ErrorTerminalReason = Exclude<TerminalReason, ControlledTerminalReason | CancelledTerminalReason>;
 
 const CONTROLLED: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
@@ -58,16 +62,20 @@ const CONTROLLED: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
 ]);
 const CANCELLED: ReadonlySet<TerminalReason> = new Set<TerminalReason>(['aborted_streaming', 'aborted_tools']);
 
+/** True for a stop the loop made on purpose (a success for the command's exit status). */
 export function isControlledTerminal(reason: TerminalReason): reason is ControlledTerminalReason {
   return CONTROLLED.has(reason);
 }
+/** True for a stop caused by the caller's abort. */
 export function isCancelledTerminal(reason: TerminalReason): reason is CancelledTerminalReason {
   return CANCELLED.has(reason);
 }
+/** True for a failed run: anything neither controlled nor cancelled, so a new reason defaults to an error. */
 export function isErrorTerminal(reason: TerminalReason): reason is ErrorTerminalReason {
   return !CONTROLLED.has(reason) && !CANCELLED.has(reason);
 }
 
+/** Every continue site of the loop (SPEC §3), as a runtime list. */
 export const TRANSITION_REASONS = [
   'next_turn',
   'reactive_compact_retry',
@@ -77,6 +85,7 @@ export const TRANSITION_REASONS = [
   'stop_hook_blocking',
   'token_budget_continuation',
 ] as const;
+/** Why the loop started another iteration: the `reason` of a `transition` event. */
 export type TransitionReason = (typeof TRANSITION_REASONS)[number];
 
 /** Continue sites that start a new iteration of the same logical turn (`turnCount` unchanged). */
@@ -106,6 +115,7 @@ export type UserMessageReason =
   | 'queued_input'
   | 'orphan_results';
 
+/** The error of a failed run, flattened to data so it can be printed, serialized and compared. */
 export interface LoopError {
   readonly kind: RxAgentErrorKind | 'max_output_tokens' | 'malformed_tool_use' | 'hook' | 'internal';
   readonly message: string;
@@ -114,6 +124,7 @@ export interface LoopError {
   readonly errorType?: string;
 }
 
+/** The steps of one submitted input's life (see `createAgentRun`): queued, started, then exactly one ending. */
 export type CommandStatus = 'queued' | 'started' | 'completed' | 'cancelled' | 'discarded';
 
 /** Accumulated token usage of the whole run (all iterations, all API attempts that completed). */
@@ -124,10 +135,18 @@ export interface UsageTotals {
   readonly cacheReadInputTokens: number;
 }
 
+/**
+ * What shrank the history: the governor before a call ('auto', 'snip', 'microcompact'), the
+ * retry after a prompt-too-long error ('reactive'), or the user ('manual').
+ */
 export type CompactTrigger = 'auto' | 'reactive' | 'manual' | 'snip' | 'microcompact';
 
 type Tracked<T> = T & QueryTracking;
 
+/**
+ * Everything `agentLoop()` emits, each event tagged with its `QueryTracking`. The last one is always
+ * exactly one `terminal`; switch on `type` (with `assertNever`) to handle them all.
+ */
 export type LoopEvent = Tracked<
   | {
       /** A new iteration is about to call the model. */
@@ -137,9 +156,21 @@ export type LoopEvent = Tracked<
       /** Why this iteration exists; undefined for the first one. */
       readonly transition: TransitionReason | undefined;
     }
-  | { readonly type: 'model'; readonly event: AssemblyEvent | DebugEvent }
-  | { readonly type: 'api_retry'; readonly retry: ApiRetryEvent }
-  | { readonly type: 'stream_retry'; readonly retry: StreamRetryEvent }
+  | {
+      /** A model stream event, wrapped (see the file head), plus the transport's debug events. */
+      readonly type: 'model';
+      readonly event: AssemblyEvent | DebugEvent;
+    }
+  | {
+      /** A request failed before streaming and will be retried after a backoff. */
+      readonly type: 'api_retry';
+      readonly retry: ApiRetryEvent;
+    }
+  | {
+      /** A stream broke mid-response: drop the partial text shown since the last `message_start`. */
+      readonly type: 'stream_retry';
+      readonly retry: StreamRetryEvent;
+    }
   | {
       /** A complete assistant message, as it enters the history. */
       readonly type: 'assistant_message';
@@ -150,6 +181,7 @@ export type LoopEvent = Tracked<
   | Extract<ToolEvent, { readonly type: 'tool_start' }>
   | Extract<ToolEvent, { readonly type: 'tool_progress' }>
   | {
+      /** One call's result, as soon as it is known (may be before the response ends). */
       readonly type: 'tool_result';
       readonly toolUseId: string;
       readonly name: string;
@@ -169,8 +201,14 @@ export type LoopEvent = Tracked<
       readonly type: 'tombstone';
       readonly uuids: readonly string[];
     }
-  | { readonly type: 'warning'; readonly message: string; readonly code?: string }
   | {
+      /** Something the consumer should know that does not stop the run (`code` for machines). */
+      readonly type: 'warning';
+      readonly message: string;
+      readonly code?: string;
+    }
+  | {
+      /** The history was shrunk; later requests start from the compacted view. */
       readonly type: 'compact_boundary';
       readonly trigger: CompactTrigger;
       readonly preTokens: number;
@@ -184,6 +222,7 @@ export type LoopEvent = Tracked<
       readonly turnCount: number;
     }
   | {
+      /** A step in the life of input submitted through `createAgentRun`. */
       readonly type: 'command_lifecycle';
       readonly id: string;
       readonly status: CommandStatus;
@@ -193,6 +232,7 @@ export type LoopEvent = Tracked<
   | TerminalEventBody
 >;
 
+/** The body of the `terminal` event: why the run ended, with its totals and the final history. */
 export interface TerminalEventBody {
   readonly type: 'terminal';
   readonly reason: TerminalReason;
@@ -213,10 +253,14 @@ export interface TerminalEventBody {
   readonly deferredToolUse?: ToolUseBlock;
 }
 
+/** The `type` tag of every loop event. */
 export type LoopEventType = LoopEvent['type'];
+/** The loop event with the given `type`, e.g. `LoopEventOf<'tool_result'>`. */
 export type LoopEventOf<T extends LoopEventType> = Extract<LoopEvent, { type: T }>;
+/** The last event of every run. */
 export type TerminalEvent = LoopEventOf<'terminal'>;
 
+/** Narrows an event to the `terminal` one (e.g. for `takeWhile` / `filter`). */
 export function isTerminalEvent(event: LoopEvent): event is TerminalEvent {
   return event.type === 'terminal';
 }
