@@ -5,8 +5,10 @@
  */
 import { RxAgentError } from '../errors.js';
 
+/** The `type` of each session error, to switch on without `instanceof`. */
 export type SessionErrorType = 'locked' | 'not_found' | 'already_exists' | 'write_failed' | 'closed' | 'invalid_session_id' | 'invalid_record';
 
+/** Base of the session errors: kind 'session', never retryable, with the session id concerned. */
 export abstract class SessionError extends RxAgentError {
   readonly kind = 'session' as const;
   readonly retryable = false;
@@ -48,6 +50,7 @@ export class SessionLockedError extends SessionError {
   }
 }
 
+/** Resuming (or reading) a session that has no transcript; an empty id means "no session at all" (continue). */
 export class SessionNotFoundError extends SessionError {
   override readonly name = 'SessionNotFoundError';
   readonly type = 'not_found' as const;
@@ -56,6 +59,7 @@ export class SessionNotFoundError extends SessionError {
   }
 }
 
+/** Creating a session that already has a transcript: it is never overwritten or appended to by a create. */
 export class SessionExistsError extends SessionError {
   override readonly name = 'SessionExistsError';
   readonly type = 'already_exists' as const;

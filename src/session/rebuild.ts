@@ -28,6 +28,7 @@ export const SESSION_ENDED_TOOL_RESULT =
 
 const EARLIER_CONVERSATION_UNAVAILABLE = '[The earlier part of this conversation could not be restored.]';
 
+/** A message whose role is 'user' (what the rebuilt view appends after a cut-off tool call). */
 export type UserMessageParam = MessageParam & { readonly role: 'user' };
 
 /** The conversation a transcript leads to: the messages to send next. */

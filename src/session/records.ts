@@ -32,6 +32,7 @@ const recordBase = {
   depth: z.number().int().nonnegative().optional(),
 };
 
+/** A user message of the conversation (a prompt, tool results, a continuation, ...). */
 export const userRecordSchema = z.looseObject({
   ...recordBase,
   type: z.literal('user'),
@@ -42,6 +43,7 @@ export const userRecordSchema = z.looseObject({
   isMeta: z.boolean().optional(),
 });
 
+/** An assistant message of the conversation, with the API's id, stop reason and usage when known. */
 export const assistantRecordSchema = z.looseObject({
   ...recordBase,
   type: z.literal('assistant'),
@@ -84,6 +86,10 @@ export const tombstoneRecordSchema = z.looseObject({
   uuids: z.array(z.string().min(1)),
 });
 
+/**
+ * One line of a JSONL transcript: any record, told apart by `type`. The records are loose objects
+ * so that fields added by a newer version are kept, not refused.
+ */
 export const sessionRecordSchema = z.discriminatedUnion('type', [
   userRecordSchema,
   assistantRecordSchema,
@@ -93,18 +99,27 @@ export const sessionRecordSchema = z.discriminatedUnion('type', [
   tombstoneRecordSchema,
 ]);
 
+/** A user message line of a transcript. */
 export type UserRecord = z.infer<typeof userRecordSchema>;
+/** An assistant message line of a transcript. */
 export type AssistantRecord = z.infer<typeof assistantRecordSchema>;
+/** The line after which the history is replaced by the summary records that follow. */
 export type CompactBoundaryRecord = z.infer<typeof compactBoundaryRecordSchema>;
+/** One message of a compacted view. */
 export type SummaryRecord = z.infer<typeof summaryRecordSchema>;
+/** A line that is not part of the conversation (init, fork origin, ...). */
 export type SystemRecord = z.infer<typeof systemRecordSchema>;
+/** A line that removes earlier message records from the view. */
 export type TombstoneRecord = z.infer<typeof tombstoneRecordSchema>;
+/** Any line of a transcript, as validated by `sessionRecordSchema`. */
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
+/** The `type` tag of every transcript record. */
 export type SessionRecordType = SessionRecord['type'];
 
 /** Records that carry a message of the conversation. */
 export type MessageRecord = UserRecord | AssistantRecord | SummaryRecord;
 
+/** Narrows a record to one that carries a conversation message. */
 export function isMessageRecord(record: SessionRecord): record is MessageRecord {
   return record.type === 'user' || record.type === 'assistant' || record.type === 'summary';
 }

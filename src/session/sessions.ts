@@ -12,6 +12,7 @@ import type { SessionStore, SessionWriter } from './store.js';
 import { createTranscriptSink, type SessionTranscriptSink } from './transcriptSink.js';
 import type { SessionWarning } from './warnings.js';
 
+/** What a session records on the records it makes, and the uuid and clock sources (tests inject them). */
 export interface SessionOptions {
   /** Recorded on new records; default: the store's workspace. */
   readonly cwd?: string;
@@ -23,6 +24,7 @@ export interface SessionOptions {
   readonly now?: () => number;
 }
 
+/** A session ready for the loop: its history, a sink chained after its last record, and its writer lock. */
 export interface OpenedSession {
   readonly sessionId: string;
   /** The view to start the loop from (after the last compact boundary, repaired). */
@@ -71,6 +73,7 @@ export async function continueLatest(store: SessionStore, options: SessionOption
   return resume(store, latest.sessionId, options);
 }
 
+/** Options of `fork`: the new session's id, and whether to copy only the compacted view. */
 export interface ForkOptions extends SessionOptions {
   /** Default: a random UUID. */
   readonly newSessionId?: string;

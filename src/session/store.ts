@@ -5,12 +5,14 @@
 import type { SessionRecord } from './records.js';
 import type { SessionWarning } from './warnings.js';
 
+/** How `SessionStore.open` treats an existing transcript, so a new session never appends to an old one by accident. */
 export type OpenMode =
   /** A new session: fails with `SessionExistsError` if it already has a transcript. */
   | 'create'
   /** An existing session: fails with `SessionNotFoundError` if it has none. */
   | 'resume';
 
+/** The single writer of one session (it holds the lock until `close`). */
 export interface SessionWriter {
   readonly sessionId: string;
   /**
@@ -23,6 +25,7 @@ export interface SessionWriter {
   close(): Promise<void>;
 }
 
+/** One session as `SessionStore.list` reports it. */
 export interface SessionInfo {
   readonly sessionId: string;
   /** Last time the transcript changed. `list()` is sorted by it, newest first. */
@@ -32,6 +35,7 @@ export interface SessionInfo {
   readonly location: string;
 }
 
+/** Everything read from one session's transcript, with what could not be read. */
 export interface SessionTranscript {
   readonly sessionId: string;
   /** Records in file (= append) order; unreadable lines are left out and named in `warnings`. */
@@ -39,6 +43,7 @@ export interface SessionTranscript {
   readonly warnings: readonly SessionWarning[];
 }
 
+/** Where a workspace's sessions live: open a writer, list them, read one. */
 export interface SessionStore {
   /** The absolute workspace path the store's sessions belong to. */
   readonly workspace: string;

@@ -9,6 +9,7 @@ import { assertNever } from '../util/assertNever.js';
 import type { SessionRecord } from './records.js';
 import type { SessionWriter } from './store.js';
 
+/** Options of `createTranscriptSink`: what each record says about where it was written, and where the chain starts. */
 export interface TranscriptSinkOptions {
   /** The workspace recorded on each record. */
   readonly cwd: string;
@@ -20,6 +21,7 @@ export interface TranscriptSinkOptions {
   readonly newUuid?: () => string;
 }
 
+/** A loop transcript sink writing to one session; `lastUuid` is where the next record chains. */
 export interface SessionTranscriptSink extends TranscriptSink {
   readonly sessionId: string;
   /** The uuid of the last record handed to the writer (the parent of the next one). */
@@ -45,6 +47,7 @@ export function createTranscriptSink(writer: SessionWriter, options: TranscriptS
   };
 }
 
+/** What `toSessionRecords` stamps on every record it makes. */
 export interface RecordContext {
   readonly sessionId: string;
   readonly cwd: string;

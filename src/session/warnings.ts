@@ -18,4 +18,5 @@ export type SessionWarning =
   /** Something else the rebuild changed so the next request is valid. */
   | { readonly kind: 'repaired_view'; readonly message: string };
 
+/** The `kind` of every session warning. */
 export type SessionWarningKind = SessionWarning['kind'];
