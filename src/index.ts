@@ -308,6 +308,7 @@ export type { AgentRun, SubmitHandle, SubmitOptions } from './loop/createAgentRu
 /* Subagents */
 export { agentLoopWithSubagents, DEFAULT_MAX_AGENT_DEPTH } from './agents/agentTree.js';
 export type { AgentTreeOptions, SubagentInfo, SubagentOptions } from './agents/agentTree.js';
+export { createAgentTreeRun } from './agents/createAgentTreeRun.js';
 export { AGENT_TOOL_NAME, agentInputSchema, createAgentTool, renderAgentOutput } from './agents/agentTool.js';
 export type { AgentToolInput, AgentToolOutput, StartedChild, SubagentLauncher } from './agents/agentTool.js';
 export {

@@ -39,14 +39,15 @@ import {
   takeUntil,
   catchError,
   concat,
+  from,
 } from 'rxjs';
 import { ConfigurationError } from '../errors.js';
 import { loopOf } from '../loop/agentLoop.js';
 import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
 import { addUsage, createCostBudget, ZERO_USAGE } from '../loop/pricing.js';
-import { createRunContext, type RunContext } from '../loop/runContext.js';
+import { createRunContext, type QueuedCommand, type RunContext } from '../loop/runContext.js';
 import type { TranscriptSink } from '../loop/seams.js';
-import type { LoopEvent, QueryTracking, TerminalEvent, UsageTotals } from '../loop/types.js';
+import type { CommandStatus, LoopEvent, QueryTracking, TerminalEvent, UsageTotals } from '../loop/types.js';
 import type { MessageParam } from '../protocol/content.js';
 import type { CanUseTool } from '../tools/hooks.js';
 import type { Tool } from '../tools/types.js';
@@ -115,12 +116,28 @@ interface NodeConfig {
  * `SubagentEventData` (see `subagentEventOf`). The terminal's `costUsd` is the whole tree's.
  */
 export function agentLoopWithSubagents(options: AgentTreeOptions): Observable<LoopEvent> {
-  return defer(() =>
-    treeNode(options, {
+  return defer(() => rootTree(options));
+}
+
+/**
+ * Where a run handle's submissions enter the ROOT loop (`createAgentTreeRun`). The tree calls
+ * `bind` once per subscription with its entry point; `early` holds what was submitted before.
+ */
+export interface TreeInput {
+  readonly early: readonly QueuedCommand[];
+  bind(submit: (command: QueuedCommand) => boolean): void;
+}
+
+/** The top-level tree (depth 0), optionally taking submissions (see `createAgentTreeRun`). */
+export function rootTree(options: AgentTreeOptions, input?: TreeInput): Observable<LoopEvent> {
+  return treeNode(
+    options,
+    {
       depth: 0,
       definitions: mergeAgentDefinitions(options.agents?.definitions ?? []),
       agentToolAllowed: true,
-    }),
+    },
+    input,
   );
 }
 
@@ -155,7 +172,7 @@ function toolHooksOnly(hooks: AgentLoopHooks | undefined): AgentLoopHooks | unde
   };
 }
 
-function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopEvent> {
+function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput): Observable<LoopEvent> {
   const { agents: agentOptions, ...loopOptions } = options;
   const agents = agentOptions ?? {};
   const maxDepth = agents.maxDepth ?? DEFAULT_MAX_AGENT_DEPTH;
@@ -189,6 +206,34 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
   let current: RunContext | undefined;
   let running = 0;
   let tracking: QueryTracking = { chainId, depth: 0 };
+
+  // Submissions (root only). While a phase runs they go into its loop's queue, exactly as with
+  // `createAgentRun`. Between phases (the root's turn ended and the tree waits for children) they
+  // wait in `inbox` and, like a notification, start the next phase as (part of) its prompt.
+  const inbox: QueuedCommand[] = [...(input?.early ?? [])];
+  /** User commands not yet absorbed, by id: a phase that discards them may hand them on. */
+  const unabsorbed = new Map<string, QueuedCommand>(inbox.map((c) => [c.id, c]));
+  /** Discarded by the phase that just ended; carried into the next phase if there is one. */
+  const held: QueuedCommand[] = [];
+  /** Set once the tree's own terminal is decided: later submissions are refused. */
+  let closed = false;
+  const outOfPhase$ = new Subject<LoopEvent>();
+  const lifecycleOf = (id: string, status: CommandStatus): LoopEvent => ({ type: 'command_lifecycle', id, status, ...tracking });
+  input?.bind((command) => {
+    if (closed) return false;
+    unabsorbed.set(command.id, command);
+    const ctx = current;
+    if (ctx && !ctx.inputClosed) {
+      ctx.queue.push(command);
+      ctx.reportLifecycle(command.id, 'queued');
+      if (command.interrupt && ctx.interruptible) ctx.interrupt$.next();
+      return true;
+    }
+    inbox.push(command);
+    outOfPhase$.next(lifecycleOf(command.id, 'queued'));
+    arrivals$.next();
+    return true;
+  });
 
   const deliver = (text: string): void => {
     const notice: Notice = { id: `${chainId}:notification-${++noticeCount}`, text };
@@ -339,7 +384,16 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
     };
   };
 
-  const runPhase = (start: { readonly messages?: readonly MessageParam[]; readonly prompt?: string | MessageParam }, totals: Totals, first: boolean): Observable<LoopEvent> =>
+  const runPhase = (
+    start: {
+      readonly messages?: readonly MessageParam[];
+      readonly prompt?: string | MessageParam;
+      /** Submissions that are part of `prompt` (reported `started` now, settled at the phase's end). */
+      readonly commands?: readonly QueuedCommand[];
+    },
+    totals: Totals,
+    first: boolean,
+  ): Observable<LoopEvent> =>
     defer(() => {
       const hooks = first ? options.hooks : withoutPromptHook(options.hooks);
       const remaining = options.maxTurns === undefined ? undefined : options.maxTurns - totals.turns;
@@ -357,7 +411,20 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
         ...(hooks ? { hooks } : {}),
       });
       current = ctx;
-      return loopOf(ctx).pipe(
+      // The first phase absorbs early submissions like `createAgentRun` does (after the first
+      // batch); a later phase carries its submissions in its prompt, already started.
+      const early = first ? inbox.splice(0) : [];
+      ctx.queue.push(...early);
+      const commands = start.commands ?? [];
+      for (const c of commands) {
+        unabsorbed.delete(c.id);
+        ctx.started.push({ id: c.id, seen: false });
+      }
+      const lifecycle$ = concat(
+        from([...early.map((c) => lifecycleOf(c.id, 'queued')), ...commands.map((c) => lifecycleOf(c.id, 'started'))]),
+        ctx.lifecycle$.pipe(map(({ id, status }) => lifecycleOf(id, status))),
+      );
+      return loopOf(ctx, lifecycle$).pipe(
         mergeMap((event): Observable<LoopEvent> => {
           if (event.type === 'command_lifecycle' && noticeIds.has(event.id)) {
             // Our own plumbing: a notification entering the history is seen as its user_message.
@@ -366,6 +433,15 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
               if (i >= 0) undelivered.splice(i, 1);
             }
             return EMPTY;
+          }
+          if (event.type === 'command_lifecycle') {
+            if (event.status === 'started') unabsorbed.delete(event.id);
+            const command = event.status === 'discarded' ? unabsorbed.get(event.id) : undefined;
+            // Not lost yet: if the tree goes on, the next phase takes it (decided at the terminal).
+            if (command) {
+              held.push(command);
+              return EMPTY;
+            }
           }
           tracking = { chainId: event.chainId, depth: event.depth };
           if (event.type !== 'terminal') return of(event);
@@ -381,21 +457,33 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
             (running > 0 || undelivered.length > 0) &&
             (options.maxTurns === undefined || next.turns < options.maxTurns) &&
             !controller.signal.aborted;
-          if (!wait) return of(finalTerminal(event, next));
-          const ready$ = undelivered.length > 0 ? of('ready' as const) : arrivals$.pipe(take(1), map(() => 'ready' as const));
+          if (!wait) return closeWith(finalTerminal(event, next));
+          inbox.unshift(...held.splice(0));
+          const ready$ = undelivered.length > 0 || inbox.length > 0 ? of('ready' as const) : arrivals$.pipe(take(1), map(() => 'ready' as const));
           return race(ready$, aborted$(controller.signal).pipe(map(() => 'aborted' as const))).pipe(
             take(1),
             mergeMap((why) => {
               // A child cut by the same abort may have delivered first: the abort still wins.
-              if (why === 'aborted' || controller.signal.aborted) return of(finalTerminal(event, next, 'aborted_tools'));
+              if (why === 'aborted' || controller.signal.aborted) return closeWith(finalTerminal(event, next, 'aborted_tools'));
               const notices = undelivered.splice(0);
-              const prompt: MessageParam = { role: 'user', content: notices.map((n) => ({ type: 'text' as const, text: n.text })) };
-              return runPhase({ messages: event.messages ?? [], prompt }, next, false);
+              const commands = inbox.splice(0);
+              const prompt: MessageParam = {
+                role: 'user',
+                content: [...notices.map((n) => ({ type: 'text' as const, text: n.text })), ...commands.flatMap((c) => c.content)],
+              };
+              return runPhase({ messages: event.messages ?? [], prompt, commands }, next, false);
             }),
           );
         }),
       );
     });
+
+  /** The tree's terminal: input closes and every submission not taken is reported discarded. */
+  const closeWith = (terminal: LoopEvent): Observable<LoopEvent> => {
+    closed = true;
+    const left = [...held.splice(0), ...inbox.splice(0)];
+    return from([...left.map((c) => lifecycleOf(c.id, 'discarded')), terminal]);
+  };
 
   const done$ = new Subject<void>();
   const first = runPhase(
@@ -412,6 +500,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
       mergeMap((child$) => child$),
       takeUntil(done$),
     ),
+    outOfPhase$.pipe(takeUntil(done$)),
     first.pipe(finalize(() => done$.next())),
   ).pipe(
     finalize(() => {

@@ -1,0 +1,69 @@
+/**
+ * `createAgentTreeRun(options)`: the agent tree (`agentLoopWithSubagents`) plus an input queue,
+ * with the same contract as `createAgentRun` (SPEC §9): `submit()` hands the ROOT loop user input
+ * while the tree runs, and each submission reports `command_lifecycle` events (`queued`,
+ * `started`, then `completed` / `cancelled` / `discarded`).
+ *
+ * - While the root's turn runs (a foreground child included: it is one of the root's tool
+ *   calls), input goes into the root loop's queue and is absorbed after the current tool batch;
+ *   `interrupt: true` cancels the root's iteration when it is interruptible, as with one loop.
+ * - While the tree waits for background children after the root's turn ended, input starts the
+ *   next root phase at once, like a child's notification does (both join its prompt when they
+ *   arrive together).
+ * - Once the tree's terminal is decided, `submit` returns `accepted: false`; input still queued
+ *   then is reported `discarded`.
+ *
+ * ```
+ * submit:              s                     (queued while child1 runs in the foreground)
+ * output:  -i-a-t-p-p-q-p-r-s'-T-i-a-(T|)    q queued, r the Agent result, s' started (absorbed
+ *                                            with the batch's results), T transition
+ * ```
+ */
+import { defer, finalize } from 'rxjs';
+import type { AgentRun } from '../loop/createAgentRun.js';
+import type { QueuedCommand } from '../loop/runContext.js';
+import type { MessageParam, TextBlock } from '../protocol/content.js';
+import { rootTree, type AgentTreeOptions } from './agentTree.js';
+
+function toBlocks(input: string | MessageParam): TextBlock[] {
+  if (typeof input === 'string') return [{ type: 'text', text: input }];
+  if (typeof input.content === 'string') return [{ type: 'text', text: input.content }];
+  return input.content.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : []));
+}
+
+/** Runs an agent tree whose root takes user input while it runs; subscribe to `events$` once. */
+export function createAgentTreeRun(options: AgentTreeOptions): AgentRun {
+  let enter: ((command: QueuedCommand) => boolean) | undefined;
+  let ended = false;
+  // Submissions made before subscribe enter the first phase's queue.
+  const early: QueuedCommand[] = [];
+  let counter = 0;
+
+  const events$ = defer(() =>
+    rootTree(options, {
+      early: early.splice(0),
+      bind: (submit) => {
+        enter = submit;
+      },
+    }).pipe(
+      finalize(() => {
+        ended = true;
+        enter = undefined;
+      }),
+    ),
+  );
+
+  return {
+    events$,
+    submit(input, submitOptions = {}) {
+      const id = submitOptions.id ?? `cmd-${++counter}`;
+      if (ended) return { id, accepted: false };
+      const command: QueuedCommand = { id, content: toBlocks(input), interrupt: submitOptions.interrupt ?? false };
+      if (!enter) {
+        early.push(command);
+        return { id, accepted: true };
+      }
+      return { id, accepted: enter(command) };
+    },
+  };
+}
