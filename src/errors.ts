@@ -6,6 +6,7 @@
  */
 import type { ApiErrorType } from './protocol/errors.js';
 
+/** The `kind` of every library error, to switch on instead of parsing messages. */
 export type RxAgentErrorKind =
   | 'api'
   | 'connection'
@@ -20,6 +21,7 @@ export type RxAgentErrorKind =
   /** Transcript persistence (src/session/): locked, missing, or a failed write. */
   | 'session';
 
+/** Base of every error the library reports: a `kind` to switch on and whether a retry may help. */
 export abstract class RxAgentError extends Error {
   abstract readonly kind: RxAgentErrorKind;
   /** Whether a retry of the same request may succeed. */
@@ -62,6 +64,7 @@ export class ConnectionError extends RxAgentError {
   }
 }
 
+/** How a stream broke the protocol (the `type` of a `StreamProtocolError`). */
 export type StreamProtocolErrorType =
   | 'invalid_json'
   | 'invalid_event'
@@ -106,6 +109,7 @@ export class RequestTimeout extends RxAgentError {
   }
 }
 
+/** Which rule of the stream's event order an `AssemblyError` reports. */
 export type AssemblyErrorType =
   | 'delta_for_unknown_block'
   | 'stop_without_start'

@@ -13,6 +13,7 @@ import type {
 import type { BlockStart } from '../protocol/events.js';
 import type { TransportEvent } from '../transport/types.js';
 
+/** A response began: its id, model and the usage known so far (the input tokens). */
 export interface MessageStartedEvent {
   readonly type: 'message_start';
   readonly id: string;
@@ -27,12 +28,14 @@ export interface BlockStartedEvent {
   readonly block: BlockStart;
 }
 
+/** A piece of text for the text block at `index`, to show as it arrives. */
 export interface TextDeltaEvent {
   readonly type: 'text_delta';
   readonly index: number;
   readonly text: string;
 }
 
+/** A piece of thinking for the thinking block at `index`. */
 export interface ThinkingDeltaEvent {
   readonly type: 'thinking_delta';
   readonly index: number;
@@ -65,6 +68,7 @@ export interface BlockCompletedEvent {
   readonly block: AssistantContentBlock | InvalidToolUseBlock;
 }
 
+/** The response's stop reason and final usage, just before it completes. */
 export interface MessageDeltaReceivedEvent {
   readonly type: 'message_delta';
   readonly stopReason: StopReason | null;
@@ -78,6 +82,7 @@ export interface MessageCompletedEvent {
   readonly message: AssistantMessage;
 }
 
+/** The assembled view of one model stream, from `message_start` to the complete message. */
 export type AssemblyEvent =
   | MessageStartedEvent
   | BlockStartedEvent
@@ -88,8 +93,10 @@ export type AssemblyEvent =
   | MessageDeltaReceivedEvent
   | MessageCompletedEvent;
 
+/** What `assembleBlocks()` emits: assembly events plus the transport events it passes through. */
 export type AssemblyOutput = AssemblyEvent | TransportEvent;
 
+/** Narrows a block to a tool_use whose input could not be parsed (the model is told, the tool is not run). */
 export function isInvalidToolUse(block: AssistantContentBlock | InvalidToolUseBlock): block is InvalidToolUseBlock {
   return block.type === 'tool_use' && 'invalid' in block && block.invalid !== undefined;
 }

@@ -9,6 +9,7 @@ import type { ToolUseBlock } from '../protocol/content.js';
 import type { ToolRegistry } from './registry.js';
 import type { InterruptBehavior, Tool } from './types.js';
 
+/** One tool_use block with everything the scheduler needs to start it, its input parsed once. */
 export interface ClassifiedCall {
   readonly block: ToolUseBlock | InvalidToolUseBlock;
   readonly tool: Tool | undefined;

@@ -20,6 +20,7 @@ export interface StopContinuation {
   readonly reason: string;
 }
 
+/** What a PreToolUse hook sees: the call about to run, after validation and before the permission check. */
 export interface PreToolUseInput {
   readonly toolName: string;
   /** The input as validated so far (already rewritten by earlier hooks in the list). */
@@ -60,6 +61,7 @@ export type PreToolUseHook = (
   input: PreToolUseInput,
 ) => PreToolUseResult | undefined | void | Promise<PreToolUseResult | undefined | void>;
 
+/** What a PostToolUse hook sees: the call and its result, before the model gets it. */
 export interface PostToolUseInput {
   readonly toolName: string;
   /** The input the tool was called with (after any rewrite). */
@@ -87,10 +89,12 @@ export interface PostToolUseResult {
   readonly block?: string;
 }
 
+/** Runs after a call; may rewrite or block the output the model sees, add context, or stop the loop. */
 export type PostToolUseHook = (
   input: PostToolUseInput,
 ) => PostToolUseResult | undefined | void | Promise<PostToolUseResult | undefined | void>;
 
+/** The hooks of every tool call, each list run in order. */
 export interface ToolHooks {
   readonly preToolUse?: readonly PreToolUseHook[];
   readonly postToolUse?: readonly PostToolUseHook[];
@@ -121,6 +125,7 @@ export type PermissionResult =
   | { readonly behavior: 'deny'; readonly message: string }
   | { readonly behavior: 'ask'; readonly message?: string };
 
+/** The permission decision of one call (step 7); `createPermissionPolicy` builds one from modes and rules. */
 export type CanUseTool = (
   toolName: string,
   input: unknown,

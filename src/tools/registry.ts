@@ -5,6 +5,7 @@
 import { ConfigurationError } from '../errors.js';
 import type { Tool } from './types.js';
 
+/** A tool set indexed by name and alias, built once per array so a lookup per call is O(1). */
 export interface ToolRegistry {
   readonly tools: readonly Tool[];
   /** Names and aliases to tools. */

@@ -40,6 +40,7 @@ import { closestToolNames, toRegistry, type ToolRegistry } from './registry.js';
 import { defaultRenderResult, limitResultSize } from './renderResult.js';
 import type { SharedContext, Tool, ToolCallContext, ToolEvent, ToolOutcome, ToolResultContent } from './types.js';
 
+/** The steps of one call's pipeline (SPEC §4), as reported to a trace observer. */
 export type PipelineStep =
   | 'find_tool'
   | 'abort_check'
@@ -65,6 +66,7 @@ export interface PipelineTraceEntry {
   readonly detail?: string;
 }
 
+/** Options of {@link runToolCall}: the tools, the shared context, the hooks, the permission seam and the limits. */
 export interface RunToolCallOptions {
   /** The tool set; pass the same array (or a registry) each time: the index is cached. */
   readonly tools: readonly Tool[] | ToolRegistry;
@@ -480,6 +482,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
   });
 }
 
+/** An error tool_result for `toolUseId`: how every refused or failed call is answered, so the model always gets one. */
 export function errorResult(toolUseId: string, text: string): ToolResultBlock {
   return { type: 'tool_result', tool_use_id: toolUseId, content: text, is_error: true };
 }

@@ -30,6 +30,7 @@ import type { SharedContext, ToolEvent } from './types.js';
 
 type ToolResultEvent = Extract<ToolEvent, { type: 'tool_result' }>;
 
+/** One call of the batch as the scheduler tracks it (mutable: owned by one scheduler state). */
 export interface ScheduledCall {
   /** Unique within one subscription, across stream retries (late events are matched by it). */
   readonly key: number;
@@ -48,6 +49,7 @@ export interface ScheduledCall {
 /** Why no new call may start any more. */
 export type SchedulerMode = 'open' | 'interrupted' | 'aborted' | 'timed_out' | 'failed' | 'finished';
 
+/** The scheduler's whole state for one batch; updated in place by `stepScheduler` (see the file head for why). */
 export interface SchedulerState {
   readonly initialShared: SharedContext;
   shared: SharedContext;
@@ -73,6 +75,7 @@ export interface SchedulerState {
   batchTimerArmed: boolean;
 }
 
+/** What the operator shell feeds `stepScheduler`: model stream facts and call completions. */
 export type SchedulerInput =
   | { readonly type: 'tool_use'; readonly call: ClassifiedCall; readonly blockIndex: number }
   /** The model opened a block: every earlier call is complete ("the model has moved on"). */
@@ -87,6 +90,7 @@ export type SchedulerInput =
   | { readonly type: 'abort' }
   | { readonly type: 'batch_timeout'; readonly timeoutMs: number };
 
+/** What `stepScheduler` asks the operator shell to do, in order. */
 export type SchedulerCommand =
   | { readonly type: 'start'; readonly call: ScheduledCall; readonly shared: SharedContext }
   /** Unsubscribe the call (a no-op if it already completed). */
@@ -97,6 +101,7 @@ export type SchedulerCommand =
   | { readonly type: 'complete' }
   | { readonly type: 'error'; readonly error: unknown };
 
+/** A fresh state for one batch, starting from `shared`. */
 export function createSchedulerState(shared: SharedContext): SchedulerState {
   return {
     initialShared: shared,

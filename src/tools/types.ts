@@ -13,8 +13,13 @@ import type { ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock } from '../pr
  */
 export type SharedContext = Readonly<Record<string, unknown>>;
 
+/** A pure update of the shared context, returned by a tool and applied by the scheduler (unsafe tools, in order). */
 export type ContextChange = (shared: SharedContext) => SharedContext;
 
+/**
+ * What a tool's `call` receives besides its input: the abort signal, its call id, the shared context
+ * and a progress channel.
+ */
 export interface ToolCallContext {
   /** Aborted on unsubscribe, interrupt or timeout. A tool that ignores it is still cut off. */
   readonly signal: AbortSignal;
@@ -36,6 +41,10 @@ export interface ToolOutcome<O> {
 /** Items an AsyncIterable or Observable tool may emit. The last `outcome` (or value) wins. */
 export type ToolYield<O> = { readonly type: 'progress'; readonly data: unknown } | ToolOutcome<O>;
 
+/**
+ * Anything a tool's `call` may return: a value, an outcome, a Promise of either, or a stream of
+ * progress and outcomes.
+ */
 export type ToolCallReturn<O> =
   | O
   | ToolOutcome<O>
@@ -43,12 +52,19 @@ export type ToolCallReturn<O> =
   | AsyncIterable<ToolYield<O>>
   | Observable<ToolYield<O>>;
 
+/** The answer of `validateInput`: `message` goes back to the model as an error result. */
 export type ValidationResult = { readonly ok: true } | { readonly ok: false; readonly message: string };
 
+/** What happens to a running call when the user interrupts: 'cancel' stops it, 'block' lets it finish. */
 export type InterruptBehavior = 'cancel' | 'block';
 
+/** What a tool result may hold: text, or text and image blocks. */
 export type ToolResultContent = string | Array<TextBlock | ImageBlock>;
 
+/**
+ * What you write to define a tool (see `defineTool`): name, description, input schema, concurrency and
+ * the call itself.
+ */
 export interface ToolSpec<I, O> {
   readonly name: string;
   /** Other names the model may use for the same tool. */

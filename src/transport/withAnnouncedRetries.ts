@@ -22,6 +22,7 @@ import { ApiError } from '../errors.js';
 import { decideRetry, retryErrorType, type BackoffOptions } from './retryPolicy.js';
 import type { TransportOutput } from './types.js';
 
+/** Options of {@link withAnnouncedRetries}: the retry budget, the backoff, and where the waits run. */
 export interface AnnouncedRetryOptions {
   readonly maxRetries: number;
   readonly backoff?: BackoffOptions;
@@ -31,6 +32,10 @@ export interface AnnouncedRetryOptions {
   readonly mapError?: (error: unknown) => unknown;
 }
 
+/**
+ * Runs `attempt` until one succeeds or the policy gives up, announcing each retry (see the file head
+ * for the marble diagram).
+ */
 export function withAnnouncedRetries(
   attempt: () => Observable<TransportOutput>,
   options: AnnouncedRetryOptions,

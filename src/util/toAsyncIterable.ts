@@ -9,6 +9,7 @@
  */
 import type { Observable, Subscription } from 'rxjs';
 
+/** `for await` over an Observable; leaving the loop early unsubscribes (see the file head). */
 export function toAsyncIterable<T>(source$: Observable<T>): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<T> {

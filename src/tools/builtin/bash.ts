@@ -28,12 +28,17 @@ export class CommandFailed extends Error {
   override readonly name = 'CommandFailed';
 }
 
+/** Options of {@link bashTool}: how long a killed command gets to exit, and how much output the model sees. */
 export interface BashToolOptions {
   /** Wait between SIGTERM and SIGKILL of the process group (default 2000 ms). */
   readonly killGraceMs?: number;
   readonly maxOutputChars?: number;
 }
 
+/**
+ * The Bash tool's spec (pass it to `defineTool`): the command runs in its own process group, so a
+ * timeout or abort kills all of it.
+ */
 export function bashTool(workspace: Workspace, options: BashToolOptions = {}): ToolSpec<BashInput, string> {
   const maxOutputChars = options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
   return {

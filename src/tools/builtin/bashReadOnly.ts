@@ -53,8 +53,10 @@ const programs: Readonly<Record<string, ArgCheck>> = {
   },
 };
 
+/** Whether a command only reads, and if not, the first reason found. */
 export type ReadOnlyVerdict = { readonly readOnly: true } | { readonly readOnly: false; readonly reason: string };
 
+/** Classifies a command as read-only or not, saying why not (see the file head: unknown means unsafe). */
 export function classifyBashCommand(command: string): ReadOnlyVerdict {
   const parsed = parseCommandLine(command);
   if (!parsed.ok) return { readOnly: false, reason: parsed.reason };

@@ -17,8 +17,10 @@ import { readTool } from './read.js';
 import type { Workspace } from './workspace.js';
 import { writeTool } from './write.js';
 
+/** The names of the built-in tools, as the model and permission rules see them. */
 export type BuiltinToolName = 'Read' | 'Write' | 'Edit' | 'Glob' | 'Grep' | 'Bash';
 
+/** Every built-in tool name, in the order they are offered to the model. */
 export const BUILTIN_TOOL_NAMES: readonly BuiltinToolName[] = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
 
 /** Options of {@link createBuiltinTools}. */

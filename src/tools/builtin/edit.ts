@@ -16,6 +16,10 @@ export type EditInput = z.infer<typeof editInputSchema>;
 const SNIPPET_CONTEXT = 3;
 const SNIPPET_MAX_LINES = 40;
 
+/**
+ * The Edit tool's spec: exact-text replacement in a file read (and unchanged) since, so edits never
+ * apply to stale text.
+ */
 export function editTool(workspace: Workspace): ToolSpec<EditInput, string> {
   return {
     name: 'Edit',

@@ -15,6 +15,7 @@ export const globInputSchema = z.strictObject({
 });
 export type GlobInput = z.infer<typeof globInputSchema>;
 
+/** The Glob tool's spec: workspace paths matching a pattern, newest first, at most `maxResults` (default 100). */
 export function globTool(workspace: Workspace, options: { maxResults?: number } = {}): ToolSpec<GlobInput, string> {
   const maxResults = options.maxResults ?? GLOB_MAX_RESULTS;
   return {

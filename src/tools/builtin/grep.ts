@@ -33,6 +33,7 @@ export type GrepInput = z.infer<typeof grepInputSchema>;
 type Mode = 'content' | 'files_with_matches' | 'count';
 
 
+/** The Grep tool's spec: a regular-expression search of file contents that yields to the event loop while it scans. */
 export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
   return {
     name: 'Grep',

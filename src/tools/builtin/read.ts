@@ -15,6 +15,7 @@ export const readInputSchema = z.strictObject({
 });
 export type ReadInput = z.infer<typeof readInputSchema>;
 
+/** The Read tool's spec: numbered lines of a workspace file, and a record of the read that Edit and Write check. */
 export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
   return {
     name: 'Read',

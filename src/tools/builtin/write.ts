@@ -11,6 +11,10 @@ export const writeInputSchema = z.strictObject({
 });
 export type WriteInput = z.infer<typeof writeInputSchema>;
 
+/**
+ * The Write tool's spec: replacing a file needs a fresh Read of it, so the model never overwrites what
+ * it has not seen.
+ */
 export function writeTool(workspace: Workspace): ToolSpec<WriteInput, string> {
   return {
     name: 'Write',
