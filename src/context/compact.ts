@@ -20,6 +20,7 @@ import { findKeptStart } from './turns.js';
 export const TRANSCRIPT_TOOL_RESULT_CHARS = 4_000;
 export const TRANSCRIPT_TOOL_INPUT_CHARS = 2_000;
 
+/** Where a compaction cuts the history: before `keptStart` is summarized, the rest is kept. */
 export interface CompactionPlan {
   /** `messages[0..keptStart)` is summarized; `messages[keptStart..]` is kept verbatim. */
   readonly keptStart: number;
@@ -84,6 +85,7 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)} … [${text.length - max} more characters]`;
 }
 
+/** Options of `buildCompactionRequest`: the model, the summary's size and how much transcript it may read. */
 export interface CompactionRequestOptions {
   readonly model: string;
   readonly maxTokens: number;

@@ -89,8 +89,14 @@ export interface ContextGovernorOptions {
   readonly maxConsecutiveFailures?: number;
 }
 
+/**
+ * Auto-compaction failures in a row after which the governor stops trying (`maxConsecutiveFailures`),
+ * so a broken summarizer is not paid for on every call.
+ */
 export const DEFAULT_MAX_CONSECUTIVE_COMPACT_FAILURES = 3;
+/** `max_tokens` of the summarization call when `maxSummaryTokens` is not given (capped by the model's output limit). */
 export const DEFAULT_MAX_SUMMARY_TOKENS = 16_000;
+/** The cap on the default verbatim tail of a compaction (otherwise a quarter of the effective window). */
 export const MAX_KEEP_RECENT_TOKENS = 40_000;
 
 /** Mutable per-instance state, changed only in the places marked below. */

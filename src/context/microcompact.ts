@@ -9,6 +9,7 @@
 import type { ContentBlock, MessageParam, ToolResultBlock } from '../protocol/content.js';
 import { estimateMessageTokens } from './tokens.js';
 
+/** What replaces a cleared tool result: it tells the model how to get the output back. */
 export const MICROCOMPACT_PLACEHOLDER =
   '[This earlier tool result was cleared to save context. Run the tool again if its output is needed.]';
 

@@ -11,8 +11,10 @@ export interface ModelLimits {
   readonly maxOutputTokens: number;
 }
 
+/** Limits by model-id prefix (the longest matching prefix wins). */
 export type ModelLimitsTable = Readonly<Record<string, ModelLimits>>;
 
+/** The limits assumed for a model the table does not know. */
 export const DEFAULT_MODEL_LIMITS: ModelLimits = { contextWindow: 200_000, maxOutputTokens: 32_000 };
 
 /** Keys are id prefixes. The longest matching prefix wins. */

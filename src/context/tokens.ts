@@ -108,8 +108,11 @@ export interface ContextThresholds {
   readonly blockingAt: number;
 }
 
+/** Tokens of the window kept for the answer (at most the model's output limit); the rest is the effective window. */
 export const MAX_OUTPUT_RESERVE = 20_000;
+/** Auto-compaction starts this far below the effective window, well before the blocking line. */
 export const AUTO_COMPACT_BUFFER = 13_000;
+/** Requests stop (`blocking_limit`) this far below the effective window, so one that cannot fit is never sent. */
 export const BLOCKING_BUFFER = 3_000;
 
 /** The {@link ContextThresholds} of a model's limits. */

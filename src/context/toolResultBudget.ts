@@ -12,6 +12,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ContentBlock, ImageBlock, MessageParam, TextBlock, ToolResultBlock } from '../protocol/content.js';
 
+/**
+ * Options of {@link applyToolResultBudget}: each tool's size limit, where full results are stored, and
+ * how much stays in view.
+ */
 export interface ToolResultBudgetOptions {
   /** The limit of a tool by name; undefined (or not finite) exempts the tool. */
   readonly maxResultSizeChars: (toolName: string) => number | undefined;
@@ -21,6 +25,7 @@ export interface ToolResultBudgetOptions {
   readonly previewChars?: number;
 }
 
+/** A tool result written to a file, and the size it had. */
 export interface StoredToolResult {
   readonly toolUseId: string;
   readonly toolName: string;
@@ -47,6 +52,7 @@ export function createToolResultBudgetState(): ToolResultBudgetState {
   return { replacements: new Map(), processed: new WeakMap() };
 }
 
+/** The view after the budget was applied, with what was stored or could not be. */
 export interface ToolResultBudgetResult {
   /** The input array itself when nothing changed. */
   readonly messages: readonly MessageParam[];
@@ -55,6 +61,7 @@ export interface ToolResultBudgetResult {
   readonly failed: readonly UnstorableToolResult[];
 }
 
+/** Characters of a stored result kept in the view when `previewChars` is not given. */
 export const DEFAULT_PREVIEW_CHARS = 2_000;
 
 /** Layer 0: writes each tool result longer than its tool's limit to a file and leaves its beginning and the file's path in the view. */

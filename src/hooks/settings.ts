@@ -34,6 +34,7 @@ export const settingsFileSchema = z.looseObject({
     .optional(),
 });
 
+/** The merged settings of every file read: hooks, permission rules, and what was worth a warning. */
 export interface Settings {
   readonly hooks: HooksConfig;
   readonly permissions: Required<{ [K in keyof PermissionRuleStrings]: readonly string[] }>;

@@ -6,6 +6,7 @@
 
 export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolBatch' | 'Stop' | 'UserPromptSubmit';
 
+/** Every hook event rxagent runs, as a runtime list (settings keys outside it are warned about). */
 export const HOOK_EVENTS: readonly HookEvent[] = ['PreToolUse', 'PostToolUse', 'PostToolBatch', 'Stop', 'UserPromptSubmit'];
 
 /** Fields every hook input carries. */
@@ -17,6 +18,7 @@ export interface HookInputBase {
   readonly hook_event_name: HookEvent;
 }
 
+/** The JSON a hook receives (a command hook on stdin), one shape per event. */
 export type HookInput =
   | (HookInputBase & {
       readonly hook_event_name: 'PreToolUse';
@@ -85,6 +87,7 @@ export type HookCallback = (
   ctx: { readonly signal: AbortSignal },
 ) => HookJSONOutput | undefined | void | Promise<HookJSONOutput | undefined | void>;
 
+/** A shell command run per event: the input JSON on stdin, its answer read from exit code and stdout. */
 export interface CommandHookSpec {
   readonly type: 'command';
   readonly command: string;
@@ -92,6 +95,7 @@ export interface CommandHookSpec {
   readonly timeout?: number;
 }
 
+/** An in-process hook: a function given the same input and answering the same JSON as a command hook. */
 export interface CallbackHookSpec {
   readonly type: 'callback';
   readonly callback: HookCallback;
@@ -101,12 +105,15 @@ export interface CallbackHookSpec {
   readonly name?: string;
 }
 
+/** One hook of a matcher group: a command or an in-process callback. */
 export type HookSpec = CommandHookSpec | CallbackHookSpec;
 
+/** Hooks that run for the calls their `matcher` selects (all of them for non-tool events). */
 export interface HookMatcherGroup {
   /** Tool name, `A|B`, a regular expression, or `*` / empty for every tool (tool events only). */
   readonly matcher?: string;
   readonly hooks: readonly HookSpec[];
 }
 
+/** The hooks of each event, as in the `hooks` key of a settings file. */
 export type HooksConfig = { readonly [E in HookEvent]?: readonly HookMatcherGroup[] };

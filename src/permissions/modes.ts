@@ -4,8 +4,10 @@ import { isReadOnlyBashCommand } from '../tools/builtin/bashReadOnly.js';
 import { filePathsOf } from './matchRule.js';
 import { assertNever } from '../util/assertNever.js';
 
+/** How much the user trusts the agent: what is decided for a call no rule matches. */
 export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
 
+/** Every permission mode, as a runtime list (for validating `--permission-mode`). */
 export const PERMISSION_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
 
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep']);

@@ -4,8 +4,10 @@
  */
 import { ConfigurationError } from '../errors.js';
 
+/** What a matching rule decides; deny wins over ask, ask over allow. */
 export type RuleBehavior = 'allow' | 'deny' | 'ask';
 
+/** One parsed rule: the tool it names and the optional pattern in parentheses. */
 export interface PermissionRule {
   /** The tool the rule names (`Edit` also covers Write; `Read` also covers Glob and Grep). */
   readonly toolName: string;
@@ -22,6 +24,7 @@ export interface PermissionRuleStrings {
   readonly ask?: readonly string[];
 }
 
+/** The parsed rules by behavior, checked deny first, then ask, then allow. */
 export interface PermissionRuleSet {
   readonly allow: readonly PermissionRule[];
   readonly deny: readonly PermissionRule[];

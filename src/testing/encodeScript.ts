@@ -16,6 +16,7 @@ export interface TimedStreamEvent {
   readonly delayMs: number;
 }
 
+/** Options of the script encoders: which response of the conversation this is, for unique default ids. */
 export interface EncodeScriptOptions {
   /**
    * Distinguishes the default ids of different responses: the message id defaults to
@@ -29,6 +30,7 @@ export interface EncodeScriptOptions {
   readonly inputTokens?: number;
 }
 
+/** The model name of a scripted reply that names none. */
 export const DEFAULT_SCRIPTED_MODEL = 'claude-scripted';
 
 /** The default tool_use id of block `blockIndex` in response `responseIndex`. */
@@ -142,6 +144,7 @@ export function scriptedMessageToEvents(msg: ScriptedMessage, opts: EncodeScript
 /** How a planned stream ends: cleanly, by destroying the socket, or by never ending. */
 export type StreamEnding = 'end' | 'destroy' | 'stall';
 
+/** The events the server will write for a reply, with their delays, and how the stream ends. */
 export interface ScriptedStreamPlan {
   readonly events: readonly TimedStreamEvent[];
   readonly ending: StreamEnding;

@@ -17,6 +17,7 @@ export interface BlockTiming {
   readonly stopDelayMs?: number;
 }
 
+/** One content block of a scripted reply, with its timing. */
 export type ScriptedBlock = BlockTiming &
   (
     | { readonly type: 'text'; readonly text: string }
@@ -32,6 +33,7 @@ export type ScriptedBlock = BlockTiming &
       }
   );
 
+/** A streamed reply: its blocks, stop reason, usage and any stream fault to inject. */
 export interface ScriptedMessage {
   readonly kind: 'message';
   readonly blocks: readonly ScriptedBlock[];
@@ -57,6 +59,7 @@ export interface ScriptedMessage {
   readonly byteChunkSize?: number;
 }
 
+/** An HTTP error reply instead of a stream (e.g. 429 or 529, to exercise retries). */
 export interface ScriptedHttpError {
   readonly kind: 'http_error';
   readonly status: number;
@@ -83,8 +86,10 @@ export interface ScriptedStall {
   readonly kind: 'stall';
 }
 
+/** What the server answers to one request. */
 export type ScriptedResponse = ScriptedMessage | ScriptedHttpError | ScriptedRaw | ScriptedStall;
 
+/** One request as the server received it, for assertions on what the client sent. */
 export interface RecordedRequest {
   readonly index: number;
   readonly receivedAt: number;
