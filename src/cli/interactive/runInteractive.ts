@@ -1,14 +1,17 @@
 /**
  * The interactive prompt loop (no `-p`): read a prompt, run the turn with the live view, print
- * its summary, repeat. A line typed while a turn runs is submitted to it (`createAgentRun`):
- * queued and absorbed after the current tool batch, so the model sees it in its next request; a
- * line the turn could not take (it was ending) starts the next turn. Ctrl-C during a turn aborts
+ * its summary, repeat. A line typed while a turn runs is submitted to it (`createAgentTreeRun`):
+ * queued and absorbed after the current tool batch, so the model sees it in its next request
+ * (while the turn waits for background subagents, it goes on at once with the line); a line the
+ * turn could not take (it was ending) starts the next turn. Ctrl-C during a turn aborts
  * it (tools per their interruptBehavior, the terminal and the transcript are kept); Ctrl-C again,
  * or Ctrl-C at the prompt, or end of input, leaves. Permission 'ask' decisions become a y/n
  * question when stdin is a terminal. On a terminal each running tool has a live line with its
  * elapsed time; piped output gets plain start/finish lines only.
  *
- * Subagents are not offered here: the agent tree has no submission queue of its own yet.
+ * The Agent tool is offered as in print mode (unless `--tools` leaves it out), with the same
+ * per-child permission policy and transcripts (`buildRun`). A subagent's own tool calls are not
+ * drawn as lines of the parent's; its Agent call has a line until it ends.
  *
  * Exit status: that of the last turn (0 when it succeeded), so `rxagent "prompt" </dev/null`
  * behaves like a one-shot command.
@@ -16,13 +19,11 @@
 import { homedir } from 'node:os';
 import { clearScreenDown, createInterface, moveCursor, type Interface } from 'node:readline';
 import { interval, lastValueFrom, tap } from 'rxjs';
-import { AGENT_TOOL_NAME } from '../../agents/agentTool.js';
-import { createAgentRun } from '../../loop/createAgentRun.js';
+import { createAgentTreeRun } from '../../agents/createAgentTreeRun.js';
 import type { TerminalEvent } from '../../loop/types.js';
 import type { PermissionAnswer, PermissionRequest } from '../../permissions/createPermissionPolicy.js';
 import type { CliOptions } from '../args.js';
 import { buildRun, type PreparedRun } from '../buildRun.js';
-import { BUILTIN_TOOL_NAMES } from '../../tools/builtin/createBuiltinTools.js';
 import { exitCodeOf } from '../output/resultLine.js';
 import { createLiveTools } from './liveTools.js';
 import { createTerminalRenderer, summarizeToolInput } from './render.js';
@@ -81,9 +82,7 @@ export async function runInteractive(
       });
     });
 
-  // No Agent tool here (see above): the built-ins `--tools` asks for, all of them by default.
-  const builtins = (options.tools ?? BUILTIN_TOOL_NAMES).filter((name) => name !== AGENT_TOOL_NAME);
-  const run: PreparedRun = await buildRun({ ...options, tools: builtins }, {
+  const run: PreparedRun = await buildRun(options, {
     env: process.env,
     cwd: process.cwd(),
     homeDir: homedir(),
@@ -144,8 +143,7 @@ export async function runInteractive(
     current = controller;
     interrupts = 0;
     let terminal: TerminalEvent | undefined;
-    const { agents: _noSubagents, ...loopOptions } = run.loopOptions(prompt, controller.signal);
-    const agentRun = createAgentRun(loopOptions);
+    const agentRun = createAgentTreeRun(run.loopOptions(prompt, controller.signal));
     const submitted = new Map<string, string>();
     submitToTurn = (text) => {
       const handle = agentRun.submit(text);
