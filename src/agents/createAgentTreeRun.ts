@@ -20,16 +20,10 @@
  * ```
  */
 import { defer, finalize } from 'rxjs';
-import type { AgentRun } from '../loop/createAgentRun.js';
+import { toBlocks, type AgentRun } from '../loop/createAgentRun.js';
 import type { QueuedCommand } from '../loop/runContext.js';
-import type { MessageParam, TextBlock } from '../protocol/content.js';
+import type { MessageParam } from '../protocol/content.js';
 import { rootTree, type AgentTreeOptions } from './agentTree.js';
-
-function toBlocks(input: string | MessageParam): TextBlock[] {
-  if (typeof input === 'string') return [{ type: 'text', text: input }];
-  if (typeof input.content === 'string') return [{ type: 'text', text: input.content }];
-  return input.content.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : []));
-}
 
 /** Runs an agent tree whose root takes user input while it runs; subscribe to `events$` once. */
 export function createAgentTreeRun(options: AgentTreeOptions): AgentRun {

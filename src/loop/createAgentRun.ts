@@ -41,7 +41,8 @@ export interface AgentRun {
   submit(input: string | MessageParam, options?: SubmitOptions): SubmitHandle;
 }
 
-function toBlocks(input: string | MessageParam): TextBlock[] {
+/** A submission as the text blocks absorbed into the next user message (non-text parts dropped). */
+export function toBlocks(input: string | MessageParam): TextBlock[] {
   if (typeof input === 'string') return [{ type: 'text', text: input }];
   if (typeof input.content === 'string') return [{ type: 'text', text: input.content }];
   return input.content.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : []));
