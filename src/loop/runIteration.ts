@@ -565,23 +565,25 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
      */
     let compactFailure: string | undefined;
 
+    /** What the governor sees of the current state, before a call and for reactive compaction. */
+    const governorInput = () => ({
+      chainId: state.chainId,
+      depth: state.depth,
+      messages: state.messages,
+      model: state.model,
+      maxOutputTokens: ctx.maxOutputTokens,
+      lastUsage: state.lastUsage,
+      messagesSinceUsage: state.lastUsageCovers,
+      signal: ctx.signal,
+    });
+
     const reactiveCompact = (error: unknown): Observable<IterationOutput> | undefined => {
       if (state.hasAttemptedReactiveCompact) {
         compactFailure = 'The conversation was already compacted once in this turn; compacting again would not help.';
         return undefined;
       }
       return ctx.governor
-        .reactiveCompact({
-          chainId: state.chainId,
-          depth: state.depth,
-          messages: state.messages,
-          model: state.model,
-          maxOutputTokens: ctx.maxOutputTokens,
-          lastUsage: state.lastUsage,
-          messagesSinceUsage: state.lastUsageCovers,
-          signal: ctx.signal,
-          error: error instanceof Error ? error.message : String(error),
-        })
+        .reactiveCompact({ ...governorInput(), error: error instanceof Error ? error.message : String(error) })
         .pipe(
           take(1),
           mergeMap((result) => {
@@ -645,18 +647,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     const start = ev({ type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason });
     // Deferred: the governor runs after the transcript flush, and a governor that throws
     // synchronously ends the run like one that errors (endOnSetupFailure).
-    const governed$ = defer(() =>
-      ctx.governor.beforeCall({
-        chainId: state.chainId,
-        depth: state.depth,
-        messages: state.messages,
-        model: state.model,
-        maxOutputTokens: ctx.maxOutputTokens,
-        lastUsage: state.lastUsage,
-        messagesSinceUsage: state.lastUsageCovers,
-        signal: ctx.signal,
-      }),
-    ).pipe(
+    const governed$ = defer(() => ctx.governor.beforeCall(governorInput())).pipe(
         take(1),
         mergeMap((decision): Observable<IterationOutput> => {
           const notices = noticeEvents(decision.notices);
