@@ -1,7 +1,7 @@
 /** The state of the first iteration, and the setup step that turns a prompt into history. */
 import { catchError, defer, from, mergeMap, of, type Observable } from 'rxjs';
 import type { MessageParam, TextBlock } from '../protocol/content.js';
-import { eventOf, type IterationOutput } from './events.js';
+import { eventOf, terminalOf, type IterationOutput } from './events.js';
 import { ZERO_USAGE } from './pricing.js';
 import type { RunContext } from './runContext.js';
 import type { LoopError, LoopState, TerminalReason } from './types.js';
@@ -36,16 +36,7 @@ export function initialState(ctx: RunContext): LoopState {
 }
 
 export function setupTerminal(ctx: RunContext, state: LoopState, reason: TerminalReason, error?: LoopError): IterationOutput {
-  return eventOf(state, {
-    type: 'terminal',
-    reason,
-    turnCount: state.turnCount,
-    usage: state.usage,
-    costUsd: state.costUsd,
-    durationMs: ctx.now() - ctx.startedAt,
-    ...(error ? { error } : {}),
-    messages: state.messages,
-  });
+  return terminalOf(state, ctx.now() - ctx.startedAt, { reason, error });
 }
 
 function promptMessage(prompt: string | MessageParam): MessageParam {

@@ -40,7 +40,7 @@ import {
 import { decideAfterStopHook, decideNoTools } from './decideNoTools.js';
 import { decideOnError, isOverloaded, isPromptTooLong } from './decideOnError.js';
 import { decideAfterPostToolBatch, decideWithTools } from './decideWithTools.js';
-import { eventOf, type IterationOutput } from './events.js';
+import { eventOf, terminalOf, type IterationOutput } from './events.js';
 import {
   appendBlocksToLastUser,
   joinConsecutiveUsers,
@@ -130,17 +130,11 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       const cause = transcript ? error.cause : error;
       const detail = cause instanceof Error ? cause.message : String(cause);
       return of(
-        ev({
-          type: 'terminal',
+        terminalOf(state, ctx.now() - ctx.startedAt, {
           reason: 'turn_setup_failed',
-          turnCount: state.turnCount,
-          usage: state.usage,
-          costUsd: state.costUsd,
-          durationMs: ctx.now() - ctx.startedAt,
           error: transcript
             ? { kind: 'session', message: `could not write the session transcript: ${detail}` }
             : { kind: 'internal', message: `preparing the next request failed: ${detail}` },
-          ...(state.lastAssistantText !== undefined ? { lastAssistantText: state.lastAssistantText } : {}),
           messages: flushedHistory,
         }),
       );
@@ -200,17 +194,11 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       // Submitted input is settled by `loopOf` right before the terminal is delivered, after the
       // transcript flush below: input arriving during the flush is reported, not lost.
       const messages = appendAll(state, decision.additions).messages;
-      const terminalEvent = ev({
-        type: 'terminal',
+      const terminalEvent = terminalOf(state, ctx.now() - ctx.startedAt, {
         reason,
-        turnCount: state.turnCount,
-        usage: state.usage,
-        costUsd: state.costUsd,
-        durationMs: ctx.now() - ctx.startedAt,
-        ...(decision.error ? { error: decision.error } : {}),
-        ...(state.lastAssistantText !== undefined ? { lastAssistantText: state.lastAssistantText } : {}),
+        error: decision.error,
         messages,
-        ...(decision.deferredToolUse ? { deferredToolUse: decision.deferredToolUse } : {}),
+        deferredToolUse: decision.deferredToolUse,
       });
       return concat(from(out), flushTranscript(messages), of(terminalEvent));
     };
