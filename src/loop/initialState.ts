@@ -4,6 +4,7 @@ import type { MessageParam, TextBlock } from '../protocol/content.js';
 import { eventOf, terminalOf, type IterationOutput } from './events.js';
 import { ZERO_USAGE } from './pricing.js';
 import type { RunContext } from './runContext.js';
+import { FRESH_TURN_COUNTERS } from './transitions.js';
 import type { LoopError, LoopState, TerminalReason } from './types.js';
 
 export function initialState(ctx: RunContext): LoopState {
@@ -17,12 +18,7 @@ export function initialState(ctx: RunContext): LoopState {
     transition: undefined,
     model: ctx.options.model,
     shared: ctx.options.shared ?? {},
-    maxOutputTokensRecoveryCount: 0,
-    malformedToolUseRetryCount: 0,
-    thinkingOnlyNudged: false,
-    hasAttemptedReactiveCompact: false,
-    stopHookActive: false,
-    stopHookBlockCount: 0,
+    ...FRESH_TURN_COUNTERS,
     tokenBudgetContinuations: 0,
     turnOutputTokens: 0,
     tokenBudgetIncrements: [],

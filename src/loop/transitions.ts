@@ -12,6 +12,19 @@ export interface Appended {
   readonly lastUuid: string | undefined;
 }
 
+/**
+ * The recovery counters that belong to one turn: every new turn (and the first) starts from
+ * these, so each bound of SPEC §5 applies per turn.
+ */
+export const FRESH_TURN_COUNTERS = {
+  maxOutputTokensRecoveryCount: 0,
+  malformedToolUseRetryCount: 0,
+  thinkingOnlyNudged: false,
+  hasAttemptedReactiveCompact: false,
+  stopHookActive: false,
+  stopHookBlockCount: 0,
+} as const satisfies Partial<LoopState>;
+
 function advance(state: LoopState, reason: TransitionReason, history: Appended | undefined): LoopState {
   return {
     ...state,
@@ -28,12 +41,7 @@ export function nextTurn(state: LoopState, history: Appended, shared: SharedCont
     ...advance(state, 'next_turn', history),
     turnCount: state.turnCount + 1,
     shared,
-    maxOutputTokensRecoveryCount: 0,
-    malformedToolUseRetryCount: 0,
-    thinkingOnlyNudged: false,
-    hasAttemptedReactiveCompact: false,
-    stopHookActive: false,
-    stopHookBlockCount: 0,
+    ...FRESH_TURN_COUNTERS,
   };
 }
 
