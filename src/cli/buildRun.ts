@@ -16,6 +16,7 @@ import { AGENT_TOOL_NAME } from '../agents/agentTool.js';
 import type { AgentTreeOptions, SubagentOptions } from '../agents/agentTree.js';
 import { createPermissionPolicy, type PermissionAnswer, type PermissionRequest } from '../permissions/createPermissionPolicy.js';
 import type { MessageParam } from '../protocol/content.js';
+import type { RunDescription } from './output/streamJson.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
 import { workspaceSlug } from '../session/paths.js';
 import { continueLatest, fork, resume, startSession, type OpenedSession } from '../session/sessions.js';
@@ -245,4 +246,16 @@ function assertDirectory(path: string, flag: string): void {
     throw new ConfigurationError(`${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (error as Error).message}`);
   }
   if (!isDir) throw new ConfigurationError(`${flag} ${path}: not a directory`);
+}
+
+/** What the output lines say about a run (the init line, the mapper). */
+export function describeRun(run: PreparedRun): RunDescription {
+  return {
+    sessionId: run.sessionId,
+    cwd: run.cwd,
+    model: run.model,
+    tools: [...run.toolNames],
+    permissionMode: run.permissionMode,
+    apiKeySource: run.apiKeySource,
+  };
 }

@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { redact, RxAgentError } from '../errors.js';
 import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
-import { buildRun, type PreparedRun } from './buildRun.js';
+import { buildRun, describeRun, type PreparedRun } from './buildRun.js';
 import { runInteractive } from './interactive/runInteractive.js';
 import { createStreamJsonMapper } from './output/streamJson.js';
 import { runPrintMode } from './printMode.js';
@@ -79,14 +79,7 @@ async function runPrint(options: CliOptions): Promise<number> {
       onDenial: (denial) => mapperRef?.recordDenial(denial),
     });
     const mapper = createStreamJsonMapper(
-      {
-        sessionId: run.sessionId,
-        cwd: run.cwd,
-        model: run.model,
-        tools: [...run.toolNames],
-        permissionMode: run.permissionMode,
-        apiKeySource: run.apiKeySource,
-      },
+      describeRun(run),
       {
         // Partial messages are a stream-json feature; other formats ignore the flag (as Claude Code does).
         includePartialMessages: options.includePartialMessages && options.outputFormat === 'stream-json',

@@ -11,7 +11,7 @@ import { lastValueFrom, tap } from 'rxjs';
 import { agentLoopWithSubagents } from '../agents/agentTree.js';
 import type { LoopEvent, TerminalEvent } from '../loop/types.js';
 import type { CliOptions } from './args.js';
-import type { PreparedRun } from './buildRun.js';
+import { describeRun, type PreparedRun } from './buildRun.js';
 import { describeTerminal, exitCodeOf } from './output/resultLine.js';
 import { initLine, type StreamJsonMapper } from './output/streamJson.js';
 import type { OutputLine } from './outputSchemas.js';
@@ -35,17 +35,7 @@ export async function runPrintMode(
   const collected: OutputLine[] | undefined = options.outputFormat === 'json' && options.verbose ? [] : undefined;
   if (streaming || collected) {
     (collected ? (l: OutputLine) => void collected.push(l) : emit)(
-      initLine(
-        {
-          sessionId: run.sessionId,
-          cwd: run.cwd,
-          model: run.model,
-          tools: [...run.toolNames],
-          permissionMode: run.permissionMode,
-          apiKeySource: run.apiKeySource,
-        },
-        randomUUID(),
-      ),
+      initLine(describeRun(run), randomUUID()),
     );
   }
   let terminal: TerminalEvent | undefined;
