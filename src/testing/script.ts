@@ -45,6 +45,12 @@ export interface ScriptedMessage {
   readonly model?: string;
   /** Wait before `message_delta`/`message_stop`. */
   readonly endDelayMs?: number;
+  /**
+   * Hold `message_delta`/`message_stop` (in JSON mode: the whole answer) until this settles, after
+   * `endDelayMs`. A test orders the end of a response after an event of its own (a tool started,
+   * another request arrived) instead of after a duration, which a busy machine can outrun.
+   */
+  readonly endAfter?: PromiseLike<unknown>;
   /** Response headers (e.g. request-id). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Fault: close the connection after this many SSE events were written. */

@@ -312,6 +312,7 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
 
   for (const { event, delayMs } of plan.events) {
     if (!(await ctx.sleep(delayMs, signal))) return;
+    if (event.type === 'message_delta' && !(await heldUntil(msg.endAfter, signal))) return;
     if (!(await writer.write(encodeSSE(event)))) return;
   }
   if (!(await writer.flush())) return;
@@ -333,12 +334,22 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
   }
 }
 
+/** Waits for a script's `endAfter` gate; false when the playback was aborted first. */
+async function heldUntil(gate: PromiseLike<unknown> | undefined, signal: AbortSignal): Promise<boolean> {
+  if (gate === undefined) return !signal.aborted;
+  await Promise.race([Promise.resolve(gate).then(noop, noop), untilAborted(signal)]);
+  return !signal.aborted;
+}
+
+const noop = (): void => undefined;
+
 async function playJson(ctx: PlayContext, msg: ScriptedMessage, encode: EncodeScriptOptions): Promise<void> {
   const { res, signal } = ctx;
   const plan = planScriptedStream(msg, encode);
   // The non-streaming API answers once the whole message exists: wait for all the delays at once.
   const totalDelay = plan.events.reduce((sum, e) => sum + e.delayMs, 0);
   if (!(await ctx.sleep(totalDelay, signal))) return;
+  if (!(await heldUntil(msg.endAfter, signal))) return;
 
   if (plan.ending === 'destroy') {
     ctx.state.destroyedByServer = true;

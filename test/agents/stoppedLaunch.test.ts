@@ -13,6 +13,7 @@ import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { ScriptedServer } from '../../src/testing/scriptedServer.js';
 import { truncatedStartedCallText } from '../../src/tools/errorTexts.js';
+import type { PostToolUseInput } from '../../src/tools/hooks.js';
 import { message, text, toolUse } from '../loop/helpers.js';
 import { lastUserText, PARENT_SYSTEM, runTree, systemOf } from './helpers.js';
 
@@ -24,20 +25,45 @@ afterEach(async () => {
 
 const slow = defineAgent({ name: 'slow', description: 'answers slowly', prompt: 'SLOW agent.' });
 const launch = toolUse('Agent', { description: 'slow job', prompt: 'do the slow job', subagent_type: 'slow', run_in_background: true }, 'toolu_bg');
-/** Keeps the Agent call running (its PostToolUse step) after it returned "launched". */
-const slowPostHook = () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 300));
+/**
+ * Keeps the Agent call running (its PostToolUse step) after it returned "launched", until the call
+ * is stopped. It waits for that event, not for a duration: a fixed delay raced the end of the
+ * response on a busy machine (the hook could finish first and the result be delivered).
+ */
+const heldUntilStopped = (input: PostToolUseInput) =>
+  new Promise<undefined>((resolve) => {
+    const signal = input.signal;
+    if (signal === undefined) throw new Error('PostToolUse hooks receive the call signal');
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+
+/** A promise and its resolver (Node 20 has no Promise.withResolvers). */
+function gate(): { readonly promise: Promise<void>; readonly resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
 describe('a background launch whose call is stopped', () => {
   it('max_tokens while the call is still running: the model is told it was stopped, and the child is cut without a notification', async () => {
     let parentCalls = 0;
+    // The parent's response ends only once the child's request has arrived (the child started),
+    // and the child answers only after the parent's next request: ordered by events, not delays.
+    const childStarted = gate();
+    const parentContinued = gate();
     const script = (request: MessagesRequest): ScriptedResponse => {
-      if (systemOf(request) === 'SLOW agent.') return message([text('SLOW answer')], { endDelayMs: 250 });
+      if (systemOf(request) === 'SLOW agent.') {
+        childStarted.resolve();
+        return message([text('SLOW answer')], { endAfter: parentContinued.promise });
+      }
       parentCalls++;
+      if (parentCalls === 2) parentContinued.resolve();
       // The response is cut by the output limit right after the Agent block.
-      if (parentCalls === 1) return message([launch], { stopReason: 'max_tokens', endDelayMs: 30 });
+      if (parentCalls === 1) return message([launch], { stopReason: 'max_tokens', endAfter: childStarted.promise });
       return message([text(`parent reply ${parentCalls}`)]);
     };
-    const run = await runTree(script, { agents: { definitions: [slow] }, hooks: { postToolUse: [slowPostHook] } });
+    const run = await runTree(script, { agents: { definitions: [slow] }, hooks: { postToolUse: [heldUntilStopped] } });
     server = run.server;
     const parents = server.requests.filter((r) => systemOf(r.body!) === PARENT_SYSTEM);
     // The second request carries the "started and stopped" result; no notification ever follows.
@@ -63,7 +89,7 @@ describe('a background launch whose call is stopped', () => {
       if (parentCalls === 1) return message([launch]);
       return message([text(`parent reply ${parentCalls}`)]);
     };
-    const run = await runTree(script, { agents: { definitions: [slow] }, hooks: { postToolUse: [slowPostHook] } });
+    const run = await runTree(script, { agents: { definitions: [slow] } });
     server = run.server;
     const parents = server.requests.filter((r) => systemOf(r.body!) === PARENT_SYSTEM);
     expect(lastUserText(parents[1]!.body!)).toMatch(/Started background subagent/);
