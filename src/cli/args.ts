@@ -1,46 +1,98 @@
 /**
  * Command-line parsing for `rxagent`. Option names and meanings follow Claude Code's print mode
- * wherever one exists, so scripts written for it can point at rxagent unchanged.
+ * wherever one exists, so scripts written for it (and the Claude Agent SDK, which starts its CLI
+ * with these flags) can point at rxagent unchanged.
+ *
+ * node's `parseArgs` does the parsing; `expandVariadic` first rewrites Claude Code's variadic
+ * list flags (`--allowedTools Read Edit`, `--add-dir d1 d2`) into one `--flag=word` per word,
+ * because Claude Code's parser takes every word up to the next flag there.
  */
 import { parseArgs } from 'node:util';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
+import { splitToolList as splitRuleList } from '../permissions/rules.js';
+import { DEFAULT_MODEL, IGNORED_FLAGS, OPTION_CONFIG, VARIADIC_FLAGS } from './argsSpec.js';
+
+export { DEFAULT_MODEL, HELP_TEXT } from './argsSpec.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export const INPUT_FORMATS = ['text', 'stream-json'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+/** Where settings come from (`--setting-sources`), as Claude Code names them. */
+export const SETTING_SOURCES = ['user', 'project', 'local'] as const;
+export type SettingSource = (typeof SETTING_SOURCES)[number];
+export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+export const THINKING_MODES = ['enabled', 'adaptive', 'disabled'] as const;
 
 // One list of modes for the library and the command: the permission layer owns it.
 export { PERMISSION_MODES };
 export type PermissionModeName = PermissionMode;
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+/**
+ * Modes Claude Code 2.1.235 lists that rxagent has no machinery for: `manual` is its name for
+ * asking every time (our `default`); `auto` asks a classifier model, which rxagent does not have,
+ * so it behaves as `default` (the run warns).
+ */
+const MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { manual: 'default', auto: 'default' };
+
 export const DEFAULT_MAX_TOKENS = 32_000;
 
 export interface CliOptions {
   readonly print: boolean;
   readonly prompt: string | undefined;
   readonly outputFormat: OutputFormat;
-  readonly inputFormat: 'text';
+  readonly inputFormat: InputFormat;
+  /** `--replay-user-messages`: echo each stream-json user line back on stdout. */
+  readonly replayUserMessages: boolean;
   readonly verbose: boolean;
   readonly includePartialMessages: boolean;
+  readonly includeHookEvents: boolean;
   readonly maxTurns: number | undefined;
   readonly model: string;
+  /** Whether `--model` was given (settings files and `set_model` may choose otherwise). */
+  readonly modelGiven: boolean;
   readonly fallbackModel: string | undefined;
-  /** Built-in tool names; undefined = all built-ins; [] = none. */
+  /** Tool names; undefined = all built-ins (also `--tools default`); [] = none. */
   readonly tools: readonly string[] | undefined;
   readonly allowedTools: readonly string[];
   readonly disallowedTools: readonly string[];
   readonly permissionMode: PermissionModeName;
+  /** The mode as given when it is one rxagent maps onto another (`auto`), for a warning. */
+  readonly permissionModeAlias: string | undefined;
+  /** `--permission-prompt-tool`: `stdio` asks the host over the control protocol. */
+  readonly permissionPromptTool: string | undefined;
   readonly maxBudgetUsd: number | undefined;
   readonly sessionId: string | undefined;
   readonly resume: string | undefined;
+  readonly resumeSessionAt: string | undefined;
   readonly continue: boolean;
   readonly forkSession: boolean;
+  readonly noSessionPersistence: boolean;
+  /** `--settings`: a file name or inline JSON. */
   readonly settings: string | undefined;
+  /** undefined = every source (Claude Code's default). */
+  readonly settingSources: readonly SettingSource[] | undefined;
   readonly addDirs: readonly string[];
   readonly systemPrompt: string | undefined;
+  readonly systemPromptFile: string | undefined;
   readonly appendSystemPrompt: string | undefined;
+  readonly appendSystemPromptFile: string | undefined;
+  /** `--json-schema`: the JSON Schema text of the structured output. */
+  readonly jsonSchema: string | undefined;
   /** `--agents <json>`: subagent definitions keyed by name (parsed when the run is built). */
   readonly agents: string | undefined;
+  /** `--agent <name>`: run the main thread as that agent. */
+  readonly agent: string | undefined;
+  readonly maxThinkingTokens: number | undefined;
+  readonly thinking: (typeof THINKING_MODES)[number] | undefined;
+  readonly effort: string | undefined;
+  readonly betas: readonly string[];
+  readonly mcpConfig: readonly string[];
+  readonly strictMcpConfig: boolean;
+  readonly debug: boolean;
+  readonly debugFile: string | undefined;
+  /** Flags accepted for the SDK's sake that change nothing here (see `IGNORED_FLAGS`). */
+  readonly ignoredFlags: readonly string[];
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -50,60 +102,42 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const optionConfig = {
-  print: { type: 'boolean', short: 'p' },
-  'output-format': { type: 'string' },
-  'input-format': { type: 'string' },
-  verbose: { type: 'boolean' },
-  'include-partial-messages': { type: 'boolean' },
-  'max-turns': { type: 'string' },
-  model: { type: 'string' },
-  'fallback-model': { type: 'string' },
-  tools: { type: 'string', multiple: true },
-  allowedTools: { type: 'string', multiple: true },
-  'allowed-tools': { type: 'string', multiple: true },
-  disallowedTools: { type: 'string', multiple: true },
-  'disallowed-tools': { type: 'string', multiple: true },
-  'permission-mode': { type: 'string' },
-  'dangerously-skip-permissions': { type: 'boolean' },
-  'max-budget-usd': { type: 'string' },
-  'session-id': { type: 'string' },
-  resume: { type: 'string', short: 'r' },
-  continue: { type: 'boolean', short: 'c' },
-  'fork-session': { type: 'boolean' },
-  settings: { type: 'string' },
-  'add-dir': { type: 'string', multiple: true },
-  'system-prompt': { type: 'string' },
-  'append-system-prompt': { type: 'string' },
-  agents: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Split tool rule lists the way users write them: comma- or space-separated, but a space or
- * comma inside parentheses belongs to the rule (`Bash(git diff:*)`).
+ * Rewrites `--flag a b c` of a variadic flag into `--flag=a --flag=b --flag=c`: every word up to
+ * the next one starting with `-` belongs to the flag. `--flag=a` stays one value, as in Claude Code.
  */
-export function splitToolList(values: readonly string[]): string[] {
+export function expandVariadic(argv: readonly string[]): string[] {
   const out: string[] = [];
-  for (const value of values) {
-    let depth = 0;
-    let current = '';
-    for (const ch of value) {
-      if (ch === '(') depth++;
-      if (ch === ')') depth = Math.max(0, depth - 1);
-      if (depth === 0 && (ch === ',' || ch === ' ' || ch === '\t' || ch === '\n')) {
-        if (current.trim()) out.push(current.trim());
-        current = '';
-        continue;
-      }
-      current += ch;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (word === '--') {
+      out.push(...argv.slice(i));
+      break;
     }
-    if (current.trim()) out.push(current.trim());
+    if (!VARIADIC_FLAGS.has(word)) {
+      out.push(word);
+      continue;
+    }
+    let taken = 0;
+    while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith('-')) {
+      out.push(`${word}=${argv[++i] as string}`);
+      taken++;
+    }
+    // No word follows: leave it to parseArgs, which names the flag missing its value.
+    if (taken === 0) out.push(word);
   }
   return out;
+}
+
+/** Splits tool lists the way users write them: comma- or space-separated, parentheses kept together. */
+export function splitToolList(values: readonly string[]): string[] {
+  try {
+    return values.flatMap(splitRuleList);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -112,110 +146,113 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got '${value}')`);
 }
 
-function positiveNumber(name: string, value: string | undefined, integer: boolean): number | undefined {
+function positiveNumber(name: string, value: string | undefined, integer: boolean, allowZero = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${name} must be a positive ${integer ? 'whole ' : ''}number (got '${value}')`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !allowZero) || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${name} must be a ${allowZero ? '' : 'positive '}${integer ? 'whole ' : ''}number (got '${value}')`);
   }
   return n;
+}
+
+function permissionModeOf(value: string | undefined, skip: boolean): { mode: PermissionMode; alias: string | undefined } {
+  if (skip) return { mode: 'bypassPermissions', alias: undefined };
+  if (value !== undefined && MODE_ALIASES[value] !== undefined) return { mode: MODE_ALIASES[value], alias: value };
+  const listed = [...PERMISSION_MODES, ...Object.keys(MODE_ALIASES)];
+  if (value !== undefined && !listed.includes(value)) {
+    throw new UsageError(`--permission-mode must be one of ${listed.join(', ')} (got '${value}')`);
+  }
+  return { mode: (value as PermissionMode | undefined) ?? 'default', alias: undefined };
+}
+
+function settingSourcesOf(values: readonly string[] | undefined): SettingSource[] | undefined {
+  if (values === undefined) return undefined;
+  const names = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  for (const name of names) oneOf('setting-sources', name, SETTING_SOURCES, 'user');
+  return [...new Set(names as SettingSource[])];
 }
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: optionConfig, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: expandVariadic(argv), options: OPTION_CONFIG, allowPositionals: true, strict: true });
   } catch (error) {
-    // node's messages name the option; keep them, without the stack.
-    // node's messages may span lines; a usage error is one line.
+    // node's messages name the option; keep them, without the stack, on one line.
     const message = (error as Error).message.replace(/\. To specify a positional.*$/s, '');
     throw new UsageError(message.split('\n').map((l) => l.trim()).filter((l) => l !== '').join(' '));
   }
   const v = parsed.values;
+  const last = <T>(list: readonly T[] | undefined): T | undefined => list?.[list.length - 1];
   const sessionId = v['session-id'];
   if (sessionId !== undefined && !UUID.test(sessionId)) {
     throw new UsageError(`--session-id must be a UUID (got '${sessionId}')`);
   }
-  const skip = v['dangerously-skip-permissions'] === true;
-  const permissionMode = skip
-    ? 'bypassPermissions'
-    : oneOf('permission-mode', v['permission-mode'], PERMISSION_MODES, 'default');
+  const { mode: permissionMode, alias: permissionModeAlias } = permissionModeOf(v['permission-mode'], v['dangerously-skip-permissions'] === true);
   if (v.resume !== undefined && v.continue) throw new UsageError('--resume and --continue cannot be used together');
   if (v['fork-session'] && v.resume === undefined && !v.continue) {
     throw new UsageError('--fork-session needs --resume <id> or --continue');
   }
-  const inputFormat = v['input-format'];
-  if (inputFormat !== undefined && inputFormat !== 'text') {
-    throw new UsageError(`--input-format ${inputFormat} is not supported (only text)`);
+  if (v['system-prompt'] !== undefined && v['system-prompt-file'] !== undefined) {
+    throw new UsageError('--system-prompt and --system-prompt-file cannot be used together');
   }
-  const tools = v.tools === undefined ? undefined : splitToolList(v.tools).filter((t) => t !== '' && t !== '""');
+  if (v['append-system-prompt'] !== undefined && v['append-system-prompt-file'] !== undefined) {
+    throw new UsageError('--append-system-prompt and --append-system-prompt-file cannot be used together');
+  }
+  const inputFormat = oneOf('input-format', v['input-format'], INPUT_FORMATS, 'text');
+  const outputFormat = oneOf('output-format', v['output-format'], OUTPUT_FORMATS, 'text');
+  if (inputFormat === 'stream-json' && outputFormat !== 'stream-json') {
+    throw new UsageError('--input-format stream-json needs --output-format stream-json');
+  }
+  const toolWords = v.tools === undefined ? undefined : splitToolList(v.tools).filter((t) => t !== '""');
+  const tools = toolWords === undefined || (toolWords.length === 1 && toolWords[0] === 'default') ? undefined : toolWords;
+  const prompt = parsed.positionals.length > 0 ? parsed.positionals.join(' ') : undefined;
   return {
-    print: v.print === true,
-    prompt: parsed.positionals.length > 0 ? parsed.positionals.join(' ') : undefined,
-    outputFormat: oneOf('output-format', v['output-format'], OUTPUT_FORMATS, 'text'),
-    inputFormat: 'text',
+    // The SDK starts its CLI with `--input-format stream-json` and no `-p`: that is print mode too.
+    print: v.print === true || inputFormat === 'stream-json',
+    prompt,
+    outputFormat,
+    inputFormat,
+    replayUserMessages: v['replay-user-messages'] === true,
     verbose: v.verbose === true,
     includePartialMessages: v['include-partial-messages'] === true,
+    includeHookEvents: v['include-hook-events'] === true,
     maxTurns: positiveNumber('max-turns', v['max-turns'], true),
     model: v.model ?? DEFAULT_MODEL,
+    modelGiven: v.model !== undefined,
     fallbackModel: v['fallback-model'],
     tools,
     allowedTools: splitToolList([...(v.allowedTools ?? []), ...(v['allowed-tools'] ?? [])]),
     disallowedTools: splitToolList([...(v.disallowedTools ?? []), ...(v['disallowed-tools'] ?? [])]),
     permissionMode,
+    permissionModeAlias,
+    permissionPromptTool: v['permission-prompt-tool'],
     maxBudgetUsd: positiveNumber('max-budget-usd', v['max-budget-usd'], false),
     sessionId,
     resume: v.resume,
+    resumeSessionAt: v['resume-session-at'],
     continue: v.continue === true,
     forkSession: v['fork-session'] === true,
+    noSessionPersistence: v['no-session-persistence'] === true,
     settings: v.settings,
+    settingSources: settingSourcesOf(v['setting-sources']),
     addDirs: v['add-dir'] ?? [],
     systemPrompt: v['system-prompt'],
+    systemPromptFile: v['system-prompt-file'],
     appendSystemPrompt: v['append-system-prompt'],
+    appendSystemPromptFile: v['append-system-prompt-file'],
+    jsonSchema: v['json-schema'],
     agents: v.agents,
+    agent: v.agent,
+    maxThinkingTokens: positiveNumber('max-thinking-tokens', v['max-thinking-tokens'], true, true),
+    thinking: v.thinking === undefined ? undefined : oneOf('thinking', v.thinking, THINKING_MODES, 'adaptive'),
+    effort: v.effort === undefined ? undefined : oneOf('effort', v.effort, EFFORT_LEVELS, 'high'),
+    betas: splitToolList(v.betas ?? []),
+    mcpConfig: v['mcp-config'] ?? [],
+    strictMcpConfig: v['strict-mcp-config'] === true,
+    debug: v.debug !== undefined || v['debug-file'] !== undefined,
+    debugFile: last(v['debug-file']),
+    ignoredFlags: Object.keys(IGNORED_FLAGS).filter((name) => (v as Record<string, unknown>)[name] !== undefined).map((n) => `--${n}`),
     help: v.help === true,
     version: v.version === true,
   };
 }
-
-export const HELP_TEXT = `Usage: rxagent [options] [prompt]
-
-An agent loop on the Anthropic Messages API, run as an RxJS pipeline.
-
-Options:
-  -p, --print                       Run one turn without the interactive view and print the result
-                                    (prompt from the argument, or from stdin when none is given)
-  --output-format <format>          text (default), json, or stream-json (one JSON object per line)
-  --verbose                         With json: every stream-json line as one array; stacks of
-                                    internal errors (stream-json does not need it)
-  --include-partial-messages        With stream-json: also print raw stream events as they arrive
-                                    (ignored by the other formats)
-  --max-turns <n>                   Stop after n model iterations
-  --model <model>                   Model name (default: ${DEFAULT_MODEL})
-  --fallback-model <model>          Model to switch to when the main one stays overloaded
-  --tools <list>                    Tools to offer (Read,Write,Edit,Glob,Grep,Bash,Agent; "" for none)
-  --allowedTools <rules>            Permission rules that allow, e.g. "Read Bash(git diff:*)"
-  --disallowedTools <rules>         Permission rules that deny
-  --permission-mode <mode>          default, acceptEdits, bypassPermissions, plan, or dontAsk
-  --dangerously-skip-permissions    Same as --permission-mode bypassPermissions
-  --max-budget-usd <amount>         Stop when the run's cost reaches this many US dollars
-  --session-id <uuid>               Use this id for a new session
-  -r, --resume <id>                 Resume a session by id
-  -c, --continue                    Resume the most recent session in this directory
-  --fork-session                    With --resume/--continue: continue under a new session id
-  --settings <file>                 Extra settings file (hooks, permission rules)
-  --add-dir <dir>                   Another directory the file tools may use
-  --system-prompt <text>            Replace the system prompt
-  --append-system-prompt <text>     Add to the system prompt
-  --agents <json>                   Subagent definitions, e.g. '{"reviewer": {"description": "...",
-                                    "prompt": "..."}}' (added to .rxagent/agents/*.md; wins by name)
-  -h, --help                        Show this help
-  -v, --version                     Show the version
-
-Environment:
-  ANTHROPIC_API_KEY      API key (sent as x-api-key)
-  ANTHROPIC_BASE_URL     API base URL (default https://api.anthropic.com)
-  RXAGENT_MAX_RETRIES    Retries per model request (default 10)
-
-Exit status: 0 when the turn succeeded, 1 on an error result, 2 on a usage error.
-`;

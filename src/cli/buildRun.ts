@@ -11,21 +11,24 @@ import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors.js';
 import { createContextGovernor } from '../context/createContextGovernor.js';
 import { createHookRunners } from '../hooks/createHookRunners.js';
-import { loadSettings } from '../hooks/settings.js';
+import { EMPTY_SETTINGS, loadSettings, mergeSettings } from '../hooks/settings.js';
+import type { HooksConfig } from '../hooks/types.js';
 import { AGENT_TOOL_NAME } from '../agents/agentTool.js';
 import type { AgentTreeOptions, SubagentOptions } from '../agents/agentTree.js';
 import { createPermissionPolicy, type PermissionAnswer, type PermissionRequest } from '../permissions/createPermissionPolicy.js';
 import type { MessageParam } from '../protocol/content.js';
+import type { ThinkingConfig } from '../protocol/request.js';
 import type { RunDescription } from './output/streamJson.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
 import { workspaceSlug } from '../session/paths.js';
 import { continueLatest, fork, resume, startSession, type OpenedSession } from '../session/sessions.js';
-import { BUILTIN_TOOL_NAMES, createBuiltinTools, type BuiltinToolName } from '../tools/builtin/createBuiltinTools.js';
+import { createBuiltinTools } from '../tools/builtin/createBuiltinTools.js';
+import { resolveToolNames } from './toolNames.js';
 import { createWorkspace } from '../tools/builtin/workspace.js';
 import type { CanUseTool, PermissionResult } from '../tools/hooks.js';
 import type { Tool } from '../tools/types.js';
 import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } from '../transport/createMessagesClient.js';
-import { UsageError, type CliOptions } from './args.js';
+import { DEFAULT_MAX_TOKENS, type CliOptions, type PermissionModeName } from './args.js';
 import type { PermissionDenial } from './output/resultLine.js';
 import { composeSystemPrompt } from './systemPrompt.js';
 import { childPermissionMode, createChildTranscripts, loadCliAgentDefinitions } from './subagents.js';
@@ -46,35 +49,37 @@ export interface RunEnvironment {
   readonly ask?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   readonly onWarning: (message: string) => void;
   readonly onDenial?: (denial: PermissionDenial) => void;
+  /** In-process hooks added to the settings files' (the SDK host's callbacks). */
+  readonly extraHooks?: HooksConfig;
 }
 
 export interface PreparedRun {
   readonly sessionId: string;
   readonly cwd: string;
+  /** The model of the next turn (`setModel` changes it). */
   readonly model: string;
   readonly tools: readonly Tool[];
   /** Every tool name the model is offered (the built-ins, then `Agent` when subagents are on). */
   readonly toolNames: readonly string[];
-  readonly permissionMode: string;
+  /** The mode of the next tool call (`setPermissionMode` changes it). */
+  readonly permissionMode: PermissionModeName;
   readonly apiKeySource: string;
   readonly transcriptPath: string;
+  /** The subagents the Agent tool may start (name, description, model), for the host. */
+  readonly agents: ReadonlyArray<{ readonly name: string; readonly description: string; readonly model?: string }>;
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
   /** `agentLoopWithSubagents` options for one user turn. */
-  loopOptions(prompt: string, signal: AbortSignal): AgentTreeOptions;
+  loopOptions(prompt: string | MessageParam, signal: AbortSignal): AgentTreeOptions;
+  /** `set_model`: undefined goes back to the model the run started with. */
+  setModel(model: string | undefined): void;
+  setPermissionMode(mode: PermissionModeName): void;
+  /** `set_max_thinking_tokens`: 0 turns thinking off, null goes back to the run's setting. */
+  setMaxThinkingTokens(tokens: number | null): void;
+  /** Rules the host granted for the rest of the session ("always allow"). */
+  addSessionRules(behavior: 'allow' | 'deny' | 'ask', rules: readonly string[]): void;
   /** Releases the session lock and the client's sockets. */
   close(): Promise<void>;
-}
-
-/** The built-ins `--tools` asks for, and whether it keeps the `Agent` tool (all of them when absent). */
-export function resolveToolNames(wanted: readonly string[] | undefined): { builtins: BuiltinToolName[]; agent: boolean } {
-  if (wanted === undefined) return { builtins: [...BUILTIN_TOOL_NAMES], agent: true };
-  const known: readonly string[] = [...BUILTIN_TOOL_NAMES, AGENT_TOOL_NAME];
-  const unknown = wanted.filter((name) => !known.includes(name));
-  if (unknown.length > 0) {
-    throw new UsageError(`--tools: unknown tool ${unknown.join(', ')} (known: ${known.join(', ')})`);
-  }
-  return { builtins: wanted.filter((n): n is BuiltinToolName => n !== AGENT_TOOL_NAME), agent: wanted.includes(AGENT_TOOL_NAME) };
 }
 
 function maxRetriesFrom(value: string | undefined): number | undefined {
@@ -105,7 +110,8 @@ async function openSession(
 }
 
 export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Promise<PreparedRun> {
-  const { builtins: toolNames, agent: agentToolOn } = resolveToolNames(options.tools);
+  const { builtins: toolNames, agent: agentToolOn, ignored } = resolveToolNames(options.tools, options.disallowedTools);
+  if (ignored.length > 0) runEnv.onWarning(`--tools: ${ignored.join(', ')} ${ignored.length === 1 ? 'is a Claude Code tool' : 'are Claude Code tools'} rxagent does not have; ignored`);
   const env = runEnv.env;
   const apiKey = env['ANTHROPIC_API_KEY'];
   if (apiKey === undefined || apiKey === '') {
@@ -141,15 +147,16 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : [])];
 
     const onDenial = runEnv.onDenial;
+    const sessionRules = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
     const canUseToolIn = (mode: CliOptions['permissionMode']): CanUseTool => {
       const policy = createPermissionPolicy({
         mode,
         rules: {
           // Starting a subagent is allowed by itself: the child's own tool calls each go through
           // this same policy. Deny rules (`--disallowedTools Agent`) still win over this allow.
-          allow: [...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...settings.permissions.allow, ...options.allowedTools],
-          deny: [...settings.permissions.deny, ...options.disallowedTools],
-          ask: [...settings.permissions.ask],
+          allow: [...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...settings.permissions.allow, ...options.allowedTools, ...sessionRules.allow],
+          deny: [...settings.permissions.deny, ...options.disallowedTools, ...sessionRules.deny],
+          ask: [...settings.permissions.ask, ...sessionRules.ask],
         },
         cwd,
         homeDir: runEnv.homeDir,
@@ -166,20 +173,24 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         return answer instanceof Promise ? answer.then(record) : record(answer);
       };
     };
-    const canUseTool = canUseToolIn(options.permissionMode);
+    let permissionMode = options.permissionMode;
+    let model = options.model;
+    let thinkingTokens: number | undefined = options.maxThinkingTokens;
+    // Rebuilt when the mode or the session's rules change; a call already deciding keeps its policy.
+    let canUseTool = canUseToolIn(permissionMode);
     const childTranscripts = createChildTranscripts(join(store.dir, sessionId, 'subagents'), cwd, packageVersion());
     const agents: SubagentOptions = agentToolOn
       ? {
           definitions: agentDefinitions,
           // Fresh tool instances per child: each has its own read-before-edit tracking.
           toolsFor: () => createBuiltinTools(workspace, { only: toolNames }),
-          canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(options.permissionMode, definition)),
+          canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(permissionMode, definition)),
           transcriptFor: (child) => childTranscripts.sinkFor(child.agentId),
         }
       : { maxDepth: 0 };
 
     const hooks = createHookRunners({
-      hooks: settings.hooks,
+      hooks: runEnv.extraHooks ? mergeSettings(settings, { ...EMPTY_SETTINGS, hooks: runEnv.extraHooks }).hooks : settings.hooks,
       cwd,
       sessionId,
       transcriptPath,
@@ -199,33 +210,54 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     const run: PreparedRun = {
       sessionId,
       cwd,
-      model: options.model,
+      get model() {
+        return model;
+      },
       tools,
       toolNames: toolNamesOffered,
-      permissionMode: options.permissionMode,
+      agents: agentDefinitions.map((d) => ({ name: d.name, description: d.description, ...(d.model ? { model: d.model } : {}) })),
+      get permissionMode() {
+        return permissionMode;
+      },
       apiKeySource: 'ANTHROPIC_API_KEY',
       transcriptPath,
       history: session.messages,
       loopOptions: (prompt, signal) => ({
-        model: options.model,
+        model,
         client: openedClient,
         system,
         tools,
         messages: run.history,
         prompt,
-        maxOutputTokens: 32_000,
+        maxOutputTokens: DEFAULT_MAX_TOKENS,
         hooks: { ...hooks.loopHooks, ...hooks.toolHooks },
-        canUseTool,
+        // Reads the current policy at each call, so set_permission_mode reaches a running turn.
+        canUseTool: (toolName, input, ctx) => canUseTool(toolName, input, ctx),
         contextGovernor: governor,
         transcript: session.sink,
         signal,
         agents,
         // Children inherit it through the agent tree.
         interactive: runEnv.interactiveView === true,
+        ...thinkingFor(thinkingTokens, DEFAULT_MAX_TOKENS),
         ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
         ...(options.fallbackModel === undefined ? {} : { fallbackModel: options.fallbackModel }),
         ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
       }),
+      setModel: (next) => {
+        model = next ?? options.model;
+      },
+      setMaxThinkingTokens: (tokens) => {
+        thinkingTokens = tokens ?? options.maxThinkingTokens;
+      },
+      setPermissionMode: (mode) => {
+        permissionMode = mode;
+        canUseTool = canUseToolIn(mode);
+      },
+      addSessionRules: (behavior, rules) => {
+        sessionRules[behavior].push(...rules);
+        canUseTool = canUseToolIn(permissionMode);
+      },
       close: async () => {
         await Promise.allSettled([session.close(), childTranscripts.close(), openedClient.close()]);
       },
@@ -235,6 +267,15 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     await Promise.allSettled([session.close(), client?.close()]);
     throw error;
   }
+}
+
+/**
+ * A thinking budget as the API takes it: none for 0 or unset, else an enabled budget below the
+ * output limit (the API requires budget_tokens < max_tokens, and at least 1024).
+ */
+export function thinkingFor(tokens: number | undefined, maxOutputTokens: number): { thinking?: ThinkingConfig } {
+  if (tokens === undefined || tokens === 0) return {};
+  return { thinking: { type: 'enabled', budget_tokens: Math.max(1024, Math.min(tokens, maxOutputTokens - 1)) } };
 }
 
 /** A clear configuration error, before anything is created, for a directory flag that names no directory. */

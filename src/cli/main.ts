@@ -9,10 +9,11 @@ import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { redact, RxAgentError } from '../errors.js';
 import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
-import { buildRun, describeRun, type PreparedRun } from './buildRun.js';
+import { buildRun, describeRun, type PreparedRun, type RunEnvironment } from './buildRun.js';
 import { runInteractive } from './interactive/runInteractive.js';
 import { createStreamJsonMapper } from './output/streamJson.js';
 import { runPrintMode } from './printMode.js';
+import { runStreamJson } from './streamInput/runStreamJson.js';
 import { readStdin, StdinTooLarge } from './readStdin.js';
 import { packageVersion } from './version.js';
 
@@ -41,19 +42,60 @@ function describeFailure(error: unknown, verbose: boolean): string {
   return `internal error: ${error instanceof Error ? error.message : String(error)} (run with --verbose for details)`;
 }
 
+/**
+ * The prompt of `-p`: the argument, then the text piped on stdin (as Claude Code joins them:
+ * `git diff | rxagent -p "Review this"`). Empty or blank in all: a usage error.
+ */
 async function promptFor(options: CliOptions): Promise<string> {
-  if (options.prompt !== undefined) return options.prompt;
-  if (process.stdin.isTTY) throw new UsageError('-p needs a prompt: give it as an argument or on stdin');
-  const text = (
+  const given = options.prompt !== undefined && options.prompt.trim() !== '' ? options.prompt : undefined;
+  if (process.stdin.isTTY) {
+    if (given === undefined) throw new UsageError('-p needs a prompt: give it as an argument or on stdin');
+    return given;
+  }
+  const piped = (
     await readStdin().catch((error: unknown) => {
       throw error instanceof StdinTooLarge ? new UsageError(error.message) : error;
     })
   ).trim();
-  if (text === '') throw new UsageError('-p needs a prompt: give it as an argument or on stdin (stdin was empty)');
-  return text;
+  if (given === undefined && piped === '') {
+    throw new UsageError(`-p needs a prompt: give it as an argument or on stdin (${options.prompt === undefined ? 'stdin was empty' : 'the prompt is blank'})`);
+  }
+  return [given, piped].filter((part) => part !== undefined && part !== '').join('\n\n');
+}
+
+/** What every print-mode run is built with, beyond the options. */
+function printEnvironment(extra: Partial<RunEnvironment>): RunEnvironment {
+  return {
+    env: process.env,
+    cwd: process.cwd(),
+    homeDir: homedir(),
+    platform: process.platform,
+    interactive: false,
+    onWarning: (message) => writeErr(`rxagent: warning: ${message}\n`),
+    ...extra,
+  };
+}
+
+/** `--input-format stream-json`: a conversation with a host over stdin/stdout (the Agent SDK). */
+async function runStreamJsonInput(options: CliOptions): Promise<number> {
+  const runs: PreparedRun[] = [];
+  try {
+    return await runStreamJson(
+      options,
+      async (opts, extra) => {
+        const run = await buildRun(opts, printEnvironment(extra));
+        runs.push(run);
+        return run;
+      },
+      { stdin: process.stdin, writeOut, writeErr },
+    );
+  } finally {
+    await Promise.allSettled(runs.map((r) => r.close()));
+  }
 }
 
 async function runPrint(options: CliOptions): Promise<number> {
+  if (options.inputFormat === 'stream-json') return runStreamJsonInput(options);
   const prompt = await promptFor(options);
   const controller = new AbortController();
   // A first signal aborts the turn (its result is still printed and the transcript kept);
@@ -69,15 +111,7 @@ async function runPrint(options: CliOptions): Promise<number> {
   let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
   let run: PreparedRun | undefined;
   try {
-    run = await buildRun(options, {
-      env: process.env,
-      cwd: process.cwd(),
-      homeDir: homedir(),
-      platform: process.platform,
-      interactive: false,
-      onWarning: (message) => writeErr(`rxagent: warning: ${message}\n`),
-      onDenial: (denial) => mapperRef?.recordDenial(denial),
-    });
+    run = await buildRun(options, printEnvironment({ onDenial: (denial) => mapperRef?.recordDenial(denial) }));
     const mapper = createStreamJsonMapper(
       describeRun(run),
       {

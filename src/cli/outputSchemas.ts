@@ -45,6 +45,9 @@ export const userLineSchema = z.strictObject({
   message: z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(contentBlockSchema)]) }),
 });
 
+/** `--replay-user-messages`: a stream-json user line echoed back, marked as a replay. */
+export const userReplayLineSchema = userLineSchema.extend({ isReplay: z.literal(true) });
+
 export const streamEventLineSchema = z.strictObject({
   type: z.literal('stream_event'),
   ...base,
@@ -115,6 +118,7 @@ export const outputLineSchema = z.union([
   initLineSchema,
   assistantLineSchema,
   userLineSchema,
+  userReplayLineSchema,
   streamEventLineSchema,
   apiRetryLineSchema,
   compactBoundaryLineSchema,

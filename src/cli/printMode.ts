@@ -12,6 +12,7 @@ import { agentLoopWithSubagents } from '../agents/agentTree.js';
 import type { LoopEvent, TerminalEvent } from '../loop/types.js';
 import type { CliOptions } from './args.js';
 import { describeRun, type PreparedRun } from './buildRun.js';
+import { internalErrorTerminal } from './output/internalTerminal.js';
 import { describeTerminal, exitCodeOf } from './output/resultLine.js';
 import { initLine, type StreamJsonMapper } from './output/streamJson.js';
 import type { OutputLine } from './outputSchemas.js';
@@ -56,17 +57,7 @@ export async function runPrintMode(
     // The loop's contract is a terminal as its last event; should a bug break it, consumers of
     // the output still get their one result line (an error), never a silent end.
     if (terminal) throw error;
-    deliver({
-      type: 'terminal',
-      reason: 'model_error',
-      turnCount: 0,
-      usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
-      costUsd: 0,
-      durationMs: Date.now() - startedAt,
-      error: { kind: 'internal', message: `internal error: ${error instanceof Error ? error.message : String(error)}` },
-      chainId: run.sessionId,
-      depth: 0,
-    });
+    deliver(internalErrorTerminal(error, startedAt, run.sessionId));
   }
   if (!terminal || !resultLine || resultLine.type !== 'result') {
     throw new Error('the agent loop ended without a terminal event');

@@ -10,14 +10,19 @@ import { outputLineSchema } from '../../src/cli/outputSchemas.js';
 import { runPrintMode } from '../../src/cli/printMode.js';
 
 test('a loop that errors instead of ending with a terminal still yields one error result line', async () => {
-  const description = { sessionId: 's1', cwd: '/w', model: 'm', tools: [], permissionMode: 'default', apiKeySource: 'none' };
+  const description = { sessionId: 's1', cwd: '/w', model: 'm', tools: [], permissionMode: 'default' as const, apiKeySource: 'none' };
   const run: PreparedRun = {
     ...description,
     toolNames: [],
+    agents: [],
     transcriptPath: '/dev/null',
     history: [],
     // No client and no callModel: the loop refuses to start with an Observable error.
     loopOptions: (prompt) => ({ model: 'm', prompt }),
+    setModel: () => {},
+    setPermissionMode: () => {},
+    setMaxThinkingTokens: () => {},
+    addSessionRules: () => {},
     close: async () => {},
   };
   const out: string[] = [];

@@ -1,0 +1,73 @@
+/**
+ * Control requests FROM the host, answered with a `control_response` of the same `request_id`:
+ * `success` with the payload Claude Code answers, or `error` naming the problem. A subtype
+ * rxagent does not implement gets an error response, never a crash; the session goes on.
+ */
+import { PERMISSION_MODES, type PermissionMode } from '../../permissions/modes.js';
+import type { ControlRequestLine } from './inputLines.js';
+
+/** What the session lets control requests change or read. */
+export interface SessionControls {
+  /** The `initialize` answer (commands, agents, models, mode, pid, ...). */
+  initializeResponse(): Record<string, unknown>;
+  /** Ends the running turn as an interrupt; answers the uuids of user messages still queued. */
+  interrupt(): string[];
+  setPermissionMode(mode: PermissionMode): void;
+  setModel(model: string | undefined): void;
+  setMaxThinkingTokens(tokens: number | null): void;
+  mcpStatus(): Array<Record<string, unknown>>;
+}
+
+export type ControlAnswer = { readonly ok: Record<string, unknown> } | { readonly error: string };
+
+/** The control_response line for an answer. */
+export function controlResponseLine(requestId: string, answer: ControlAnswer): Record<string, unknown> {
+  return {
+    type: 'control_response',
+    response: 'ok' in answer
+      ? { subtype: 'success', request_id: requestId, response: answer.ok }
+      : { subtype: 'error', request_id: requestId, error: answer.error },
+  };
+}
+
+/** Modes `set_permission_mode` may name beyond ours: Claude Code's `auto` asks like `default` here. */
+function modeOf(value: unknown): PermissionMode | undefined {
+  if (value === 'auto' || value === 'manual') return 'default';
+  return typeof value === 'string' && (PERMISSION_MODES as readonly string[]).includes(value) ? (value as PermissionMode) : undefined;
+}
+
+export function answerControlRequest(line: ControlRequestLine, controls: SessionControls): ControlAnswer {
+  const request = line.request as Record<string, unknown> & { subtype: string };
+  switch (request.subtype) {
+    case 'initialize':
+      return { ok: controls.initializeResponse() };
+    case 'interrupt':
+      return { ok: { still_queued: controls.interrupt() } };
+    case 'set_permission_mode': {
+      const mode = modeOf(request['mode']);
+      if (!mode) return { error: `set_permission_mode: unknown mode ${JSON.stringify(request['mode'])} (known: ${PERMISSION_MODES.join(', ')})` };
+      controls.setPermissionMode(mode);
+      return { ok: { mode } };
+    }
+    case 'set_model': {
+      const model = request['model'];
+      if (model !== undefined && model !== null && typeof model !== 'string') return { error: 'set_model: model must be a string' };
+      controls.setModel(typeof model === 'string' && model !== 'default' ? model : undefined);
+      return { ok: {} };
+    }
+    case 'set_max_thinking_tokens': {
+      const tokens = request['max_thinking_tokens'];
+      if (tokens !== undefined && tokens !== null && (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 0)) {
+        return { error: 'set_max_thinking_tokens: max_thinking_tokens must be a whole number >= 0 or null' };
+      }
+      controls.setMaxThinkingTokens(typeof tokens === 'number' ? tokens : null);
+      return { ok: {} };
+    }
+    case 'mcp_status':
+      return { ok: { mcpServers: controls.mcpStatus() } };
+    case 'get_binary_version':
+      return { ok: { version: String(controls.initializeResponse()['claude_code_version'] ?? '') } };
+    default:
+      return { error: `rxagent does not support the control request ${JSON.stringify(request.subtype)}` };
+  }
+}

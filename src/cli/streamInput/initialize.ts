@@ -1,0 +1,46 @@
+/**
+ * The host's `initialize` request carries what the SDK's options say beyond the command line:
+ * hook callbacks, a system prompt (replacing or appended), subagent definitions, the structured
+ * output schema, in-process MCP servers. They are read before the run is built, so the run is
+ * built once with them, exactly as if they had been flags.
+ */
+import { z } from 'zod';
+import type { CliOptions } from '../args.js';
+import { hostHooksSchema } from './hostHooks.js';
+
+export const initializeRequestSchema = z.looseObject({
+  subtype: z.literal('initialize'),
+  hooks: hostHooksSchema.optional(),
+  sdkMcpServers: z.array(z.string()).optional(),
+  jsonSchema: z.record(z.string(), z.unknown()).optional(),
+  // The SDK sends a string array (system prompt parts); older hosts a string.
+  systemPrompt: z.union([z.string(), z.array(z.string())]).optional(),
+  appendSystemPrompt: z.string().optional(),
+  agents: z.record(z.string(), z.looseObject({ description: z.string(), prompt: z.string() })).optional(),
+});
+
+export type InitializeRequest = z.infer<typeof initializeRequestSchema>;
+
+/** The options the run is built with: the command line's, with the initialize request's fields over them. */
+export function optionsWithInitialize(options: CliOptions, init: InitializeRequest): CliOptions {
+  const flagAgents = parsedAgents(options.agents);
+  const systemPrompt = init.systemPrompt === undefined ? undefined : [init.systemPrompt].flat().join('\n\n');
+  return {
+    ...options,
+    ...(systemPrompt === undefined ? {} : { systemPrompt, systemPromptFile: undefined }),
+    ...(init.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: init.appendSystemPrompt, appendSystemPromptFile: undefined }),
+    // --agents that is not valid JSON is left for the run to report.
+    ...(init.agents === undefined || flagAgents === undefined ? {} : { agents: JSON.stringify({ ...flagAgents, ...init.agents }) }),
+    ...(init.jsonSchema === undefined ? {} : { jsonSchema: JSON.stringify(init.jsonSchema) }),
+  };
+}
+
+function parsedAgents(json: string | undefined): Record<string, unknown> | undefined {
+  if (json === undefined) return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

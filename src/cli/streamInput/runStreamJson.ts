@@ -1,0 +1,169 @@
+/**
+ * `--input-format stream-json`: one process serves a whole conversation for a host (the Claude
+ * Agent SDK). stdin carries JSON lines: `user` messages (each one a turn, printed `system/init`
+ * ... `result`), control requests to us (`initialize`, `interrupt`, `set_permission_mode`, ...)
+ * and the host's answers to ours (`can_use_tool`, `hook_callback`).
+ *
+ * - A first `initialize` is read before the run is built, so its hooks, system prompt, agents
+ *   and schema take effect as flags would; every other line waits meanwhile, nothing is lost.
+ * - A user message that arrives while a turn runs joins that turn when it still takes input,
+ *   otherwise it starts the next turn when this one has printed its result.
+ * - Malformed or unknown lines: a `system/warning` line naming the problem, and the session goes on.
+ * - stdin ends: our waiting requests to the host fail at once (the tool is refused, the hook
+ *   counts as failed), the running and queued turns finish, and the process ends.
+ */
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import type { MessageParam } from '../../protocol/content.js';
+import type { CliOptions } from '../args.js';
+import type { PreparedRun, RunEnvironment } from '../buildRun.js';
+import type { OutputLine } from '../outputSchemas.js';
+import { packageVersion } from '../version.js';
+import { answerControlRequest, controlResponseLine, type SessionControls } from './controlRequests.js';
+import { createControlChannel } from './controlChannel.js';
+import { hostHooksConfig } from './hostHooks.js';
+import { createHostPermissionAsk, ruleText } from './hostPermission.js';
+import { initializeRequestSchema, optionsWithInitialize } from './initialize.js';
+import { parseInputLine, type InputLine } from './inputLines.js';
+import { startTurn, type RunningTurn } from './runTurn.js';
+
+export interface StreamJsonIO {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly writeOut: (text: string) => void;
+  readonly writeErr: (text: string) => void;
+}
+
+/** Builds the run from options and the session's extra environment (host hooks, host ask). */
+export type BuildStreamRun = (options: CliOptions, extra: Pick<RunEnvironment, 'extraHooks' | 'ask' | 'interactive' | 'onDenial'>) => Promise<PreparedRun>;
+
+export async function runStreamJson(options: CliOptions, build: BuildStreamRun, io: StreamJsonIO): Promise<number> {
+  const send = (line: Record<string, unknown> | OutputLine) => io.writeOut(JSON.stringify(line) + '\n');
+  const channel = createControlChannel({ send, newRequestId: randomUUID });
+  const reader = createInterface({ input: io.stdin, crlfDelay: Infinity });
+  const backlog: InputLine[] = [];
+  let deliver: ((line: InputLine) => void) | undefined;
+  let stdinEnded = false;
+  let onEnd: (() => void) | undefined;
+  const firstLine = new Promise<InputLine | undefined>((resolve) => {
+    reader.on('line', (text) => {
+      const line = parseInputLine(text);
+      // Answers to our requests never wait: a hook callback may be answered while the run is built.
+      if (line.kind === 'control_response') return void channel.receive(line.line);
+      if (deliver) deliver(line);
+      else backlog.push(line);
+      resolve(backlog[0]);
+    });
+    reader.on('close', () => {
+      stdinEnded = true;
+      channel.close('stdin was closed');
+      resolve(backlog[0]);
+      onEnd?.();
+    });
+  });
+
+  const first = await firstLine;
+  const init = first?.kind === 'control_request' && first.line.request.subtype === 'initialize' ? initializeRequestSchema.safeParse(first.line.request) : undefined;
+  if (init) backlog.shift();
+  const warn = (message: string) => {
+    io.writeErr(`rxagent: warning: ${message}\n`);
+    send({ type: 'system', subtype: 'warning', session_id: runRef?.sessionId ?? '', uuid: randomUUID(), message });
+  };
+  let runRef: PreparedRun | undefined;
+  let current: RunningTurn | undefined;
+  const queue: Array<{ message: MessageParam; uuid: string | undefined }> = [];
+  const hostHooks = init?.success && init.data.hooks ? hostHooksConfig(init.data.hooks, channel) : undefined;
+  const stdio = options.permissionPromptTool === 'stdio';
+  const run = await build(init?.success ? optionsWithInitialize(options, init.data) : options, {
+    ...(hostHooks ? { extraHooks: hostHooks.hooks } : {}),
+    interactive: stdio,
+    onDenial: (denial) => current?.mapper.recordDenial(denial),
+    ...(stdio
+      ? {
+          ask: createHostPermissionAsk({
+            channel,
+            onInterrupt: () => current?.interrupt(),
+            onPermissionUpdates: (updates) => {
+              for (const u of updates) {
+                if (u.type === 'addRules' && u.rules && u.behavior) run.addSessionRules(u.behavior, u.rules.map(ruleText));
+              }
+            },
+          }),
+        }
+      : {}),
+  });
+  runRef = run;
+  const controls: SessionControls = {
+    initializeResponse: () => ({
+      commands: [],
+      agents: run.agents.map((a) => ({ ...a })),
+      output_style: 'default',
+      available_output_styles: ['default'],
+      models: [{ value: run.model, displayName: run.model, description: 'The model this session uses' }],
+      account: { apiKeySource: run.apiKeySource },
+      pid: process.pid,
+      claude_code_version: packageVersion(),
+      ...(hostHooks ? { hooks_applied: true } : {}),
+    }),
+    interrupt: () => {
+      current?.interrupt();
+      return queue.flatMap((q) => (q.uuid ? [q.uuid] : []));
+    },
+    setPermissionMode: (mode) => run.setPermissionMode(mode),
+    setModel: (model) => run.setModel(model),
+    setMaxThinkingTokens: (tokens) => run.setMaxThinkingTokens(tokens),
+    mcpStatus: () => [],
+  };
+  if (init && first?.kind === 'control_request') {
+    const issues = init.success ? '' : init.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    send(controlResponseLine(first.line.request_id, init.success ? { ok: controls.initializeResponse() } : { error: `initialize: ${issues}` }));
+    for (const event of hostHooks?.unsupported ?? []) warn(`hook event ${event} is not supported; the host's callbacks for it never fire`);
+  }
+
+  let lastCode: 0 | 1 = 0;
+  const finished = new Promise<void>((resolve) => {
+    const next = () => {
+      if (current) return;
+      const item = queue.shift();
+      if (!item) {
+        if (stdinEnded) resolve();
+        return;
+      }
+      const turn = startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send });
+      current = turn;
+      void turn.done.then((code) => {
+        lastCode = code;
+        current = undefined;
+        next();
+      });
+    };
+    onEnd = next;
+    const handle = (line: InputLine) => {
+      switch (line.kind) {
+        case 'user':
+          if (options.replayUserMessages) {
+            send({ type: 'user', message: line.message, session_id: run.sessionId, uuid: line.uuid ?? randomUUID(), parent_tool_use_id: null, isReplay: true });
+          }
+          if (current && queue.length === 0 && current.submit(line.message)) return;
+          queue.push({ message: line.message, uuid: line.uuid });
+          return next();
+        case 'control_request':
+          return send(controlResponseLine(line.line.request_id, answerControlRequest(line.line, controls)));
+        case 'control_response':
+          return void channel.receive(line.line);
+        case 'control_cancel':
+        case 'ignored':
+          return;
+        case 'malformed':
+          return warn(`stdin line ignored: ${line.message}`);
+        case 'unknown':
+          return warn(`stdin line of unknown type ${JSON.stringify(line.type)} ignored`);
+      }
+    };
+    deliver = handle;
+    for (const line of backlog.splice(0)) handle(line);
+    next();
+  });
+  await finished;
+  reader.close();
+  return lastCode;
+}

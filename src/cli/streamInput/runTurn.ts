@@ -1,0 +1,77 @@
+/**
+ * One turn of a stream-json session: `system/init`, the turn's lines, and one `result`, as
+ * Claude Code prints them per user message. The turn runs on `createAgentTreeRun`, so user
+ * messages that arrive while it runs are submitted into it (absorbed after the current tool
+ * batch, or one more iteration when it is ending) instead of waiting for the next turn.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Subscription } from 'rxjs';
+import { createAgentTreeRun } from '../../agents/createAgentTreeRun.js';
+import type { LoopEvent, TerminalEvent } from '../../loop/types.js';
+import type { MessageParam } from '../../protocol/content.js';
+import { describeRun, type PreparedRun } from '../buildRun.js';
+import { createStreamJsonMapper, initLine, type StreamJsonMapper } from '../output/streamJson.js';
+import { internalErrorTerminal } from '../output/internalTerminal.js';
+import { exitCodeOf } from '../output/resultLine.js';
+import type { OutputLine } from '../outputSchemas.js';
+
+export interface TurnOptions {
+  readonly run: PreparedRun;
+  readonly prompt: MessageParam;
+  readonly includePartialMessages: boolean;
+  readonly emit: (line: OutputLine) => void;
+}
+
+export interface RunningTurn {
+  /** False when the turn is ending and takes no more input (it then goes to the next turn). */
+  submit(message: MessageParam): boolean;
+  /** Ends the turn as an interrupt (its result is still printed). */
+  interrupt(): void;
+  readonly mapper: StreamJsonMapper;
+  /** Settles with the exit status of the turn's result once its last line is printed. */
+  readonly done: Promise<0 | 1>;
+}
+
+export function startTurn(options: TurnOptions): RunningTurn {
+  const { run, emit } = options;
+  const controller = new AbortController();
+  const mapper = createStreamJsonMapper(describeRun(run), {
+    includePartialMessages: options.includePartialMessages,
+    newUuid: randomUUID,
+    now: Date.now,
+  });
+  emit(initLine(describeRun(run), randomUUID()));
+  const agentRun = createAgentTreeRun(run.loopOptions(options.prompt, controller.signal));
+  let terminal: TerminalEvent | undefined;
+  let subscription: Subscription | undefined;
+  const startedAt = Date.now();
+
+  const deliver = (event: LoopEvent) => {
+    if (event.type === 'terminal') {
+      terminal = event;
+      if (event.messages) run.history = event.messages;
+    }
+    for (const line of mapper.map(event)) emit(line);
+  };
+
+  const done = new Promise<0 | 1>((resolve) => {
+    subscription = agentRun.events$.subscribe({
+      next: deliver,
+      error: (error: unknown) => {
+        // The loop's contract is a terminal last; should a bug break it, the host still gets its result line.
+        if (!terminal) {
+          deliver(internalErrorTerminal(error, startedAt, run.sessionId));
+        }
+        resolve(1);
+      },
+      complete: () => resolve(terminal ? exitCodeOf(terminal.reason) : 1),
+    });
+  });
+
+  return {
+    submit: (message) => agentRun.submit(message).accepted,
+    interrupt: () => controller.abort(),
+    mapper,
+    done: done.finally(() => subscription?.unsubscribe()),
+  };
+}
