@@ -37,6 +37,7 @@ const expectations: Record<string, RegExp[]> = {
   'Compose it with your own operators': [/^Streaming, one delta at a time\.$/m],
   '`for await` over it': [/Hello from the scripted model\./, /ended: completed/],
   'Plug the operators into an existing Rx app': [/tool_start/, /tool_result/, /block tool_use/, /tool_batch 2 results/],
+  'A program written for Claude Code, on rxagent': [/asked: Bash \{"command":"touch hello.txt"\}/, /result: success: Created hello.txt\./],
 };
 
 describe('README snippets', () => {

@@ -117,7 +117,8 @@ export function expandVariadic(argv: readonly string[]): string[] {
       break;
     }
     if (!VARIADIC_FLAGS.has(word)) {
-      out.push(word);
+      // `--debug=api,hooks`: Claude Code's category filter; rxagent's diagnostics have no categories.
+      out.push(word.startsWith('--debug=') ? '--debug' : word);
       continue;
     }
     let taken = 0;

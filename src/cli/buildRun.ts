@@ -111,6 +111,8 @@ async function openSession(
 
 export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Promise<PreparedRun> {
   const { builtins: toolNames, agent: agentToolOn, ignored } = resolveToolNames(options.tools, options.disallowedTools);
+  if (options.permissionModeAlias === 'auto') runEnv.onWarning('--permission-mode auto: rxagent has no permission classifier; calls that need approval are asked as in default mode');
+  if (options.ignoredFlags.length > 0) runEnv.onWarning(`${options.ignoredFlags.join(', ')}: accepted for the Agent SDK; rxagent has nothing they configure`);
   if (ignored.length > 0) runEnv.onWarning(`--tools: ${ignored.join(', ')} ${ignored.length === 1 ? 'is a Claude Code tool' : 'are Claude Code tools'} rxagent does not have; ignored`);
   const env = runEnv.env;
   const apiKey = env['ANTHROPIC_API_KEY'];

@@ -76,6 +76,12 @@ function printEnvironment(extra: Partial<RunEnvironment>): RunEnvironment {
   };
 }
 
+/** `RXAGENT_HOST_TIMEOUT_MS`: how long a control request to the host may wait (default 5 minutes). */
+function hostTimeout(value: string | undefined): { hostTimeoutMs?: number } {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? { hostTimeoutMs: n } : {};
+}
+
 /** `--input-format stream-json`: a conversation with a host over stdin/stdout (the Agent SDK). */
 async function runStreamJsonInput(options: CliOptions): Promise<number> {
   const runs: PreparedRun[] = [];
@@ -87,7 +93,7 @@ async function runStreamJsonInput(options: CliOptions): Promise<number> {
         runs.push(run);
         return run;
       },
-      { stdin: process.stdin, writeOut, writeErr },
+      { stdin: process.stdin, writeOut, writeErr, ...hostTimeout(process.env['RXAGENT_HOST_TIMEOUT_MS']) },
     );
   } finally {
     await Promise.allSettled(runs.map((r) => r.close()));

@@ -31,6 +31,8 @@ export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
   readonly writeOut: (text: string) => void;
   readonly writeErr: (text: string) => void;
+  /** Bound on each answer the host owes us (default `DEFAULT_HOST_TIMEOUT_MS`). */
+  readonly hostTimeoutMs?: number;
 }
 
 /** Builds the run from options and the session's extra environment (host hooks, host ask). */
@@ -38,7 +40,7 @@ export type BuildStreamRun = (options: CliOptions, extra: Pick<RunEnvironment, '
 
 export async function runStreamJson(options: CliOptions, build: BuildStreamRun, io: StreamJsonIO): Promise<number> {
   const send = (line: Record<string, unknown> | OutputLine) => io.writeOut(JSON.stringify(line) + '\n');
-  const channel = createControlChannel({ send, newRequestId: randomUUID });
+  const channel = createControlChannel({ send, newRequestId: randomUUID, ...(io.hostTimeoutMs === undefined ? {} : { timeoutMs: io.hostTimeoutMs }) });
   const reader = createInterface({ input: io.stdin, crlfDelay: Infinity });
   const backlog: InputLine[] = [];
   let deliver: ((line: InputLine) => void) | undefined;
