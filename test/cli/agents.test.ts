@@ -119,7 +119,7 @@ describe.concurrent('subagents through the command', () => {
     expect(lines[lines.length - 1]).toMatchObject({ type: 'result', subtype: 'success', result: 'The job reported: all done.' });
   });
 
-  test('--tools without Agent leaves subagents out; --disallowedTools Agent denies the call', async () => {
+  test('--tools without Agent leaves subagents out; --disallowedTools Agent does not offer it (as in Claude Code)', async () => {
     const box = makeSandbox();
     const noAgent = await runAgainst([text('fine')], ['-p', 'hi', '--tools', 'Read', '--output-format', 'json'], box);
     expect(noAgent.code).toBe(0);
@@ -132,8 +132,13 @@ describe.concurrent('subagents through the command', () => {
     );
     expect(denied.code).toBe(0);
     expect(denied.server.requests).toHaveLength(2);
+    expect(denied.server.requests[0]!.body!.tools?.map((t) => t.name)).not.toContain('Agent');
+    // A call to it anyway is an unknown tool: an error result, and the run goes on.
+    const second = JSON.stringify(denied.server.requests[1]!.body!.messages.at(-1));
+    expect(second).toContain('"is_error":true');
+    expect(second).toContain('Agent');
     const result = parseLines(denied.stdout)[0]!;
-    expect(result.type === 'result' && result.permission_denials.map((d) => d.tool_name)).toEqual(['Agent']);
+    expect(result.type === 'result' && result.subtype).toBe('success');
   });
 
   test('an invalid --agents value is one line on stderr, exit 1, no request', async () => {
