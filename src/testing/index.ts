@@ -11,6 +11,8 @@ export type {
   ScriptedStall,
 } from './script.js';
 export { startScriptedServer } from './scriptedServer.js';
+export { gate } from './gate.js';
+export type { Gate } from './gate.js';
 export type { ScriptedServer, ScriptedServerOptions } from './scriptedServer.js';
 export { validateMessagesRequest } from './validateRequest.js';
 export {

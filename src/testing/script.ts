@@ -15,6 +15,11 @@ export interface BlockTiming {
   readonly chunkSize?: number;
   /** Wait before `content_block_stop`. */
   readonly stopDelayMs?: number;
+  /**
+   * Hold `content_block_start` (and so everything after it) until this settles, after `delayMs`:
+   * a block that must come after an event of the test's (a tool's result was printed).
+   */
+  readonly startAfter?: PromiseLike<unknown>;
 }
 
 /** One content block of a scripted reply, with its timing. */

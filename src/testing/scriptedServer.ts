@@ -312,6 +312,7 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
 
   for (const { event, delayMs } of plan.events) {
     if (!(await ctx.sleep(delayMs, signal))) return;
+    if (event.type === 'content_block_start' && !(await heldUntil(msg.blocks[event.index]?.startAfter, signal))) return;
     if (event.type === 'message_delta' && !(await heldUntil(msg.endAfter, signal))) return;
     if (!(await writer.write(encodeSSE(event)))) return;
   }
@@ -349,6 +350,7 @@ async function playJson(ctx: PlayContext, msg: ScriptedMessage, encode: EncodeSc
   // The non-streaming API answers once the whole message exists: wait for all the delays at once.
   const totalDelay = plan.events.reduce((sum, e) => sum + e.delayMs, 0);
   if (!(await ctx.sleep(totalDelay, signal))) return;
+  for (const block of msg.blocks) if (!(await heldUntil(block.startAfter, signal))) return;
   if (!(await heldUntil(msg.endAfter, signal))) return;
 
   if (plan.ending === 'destroy') {

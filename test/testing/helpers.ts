@@ -98,3 +98,14 @@ export async function readUntil(
   }
   return text;
 }
+
+/** Reads what is left of a body whose start `readUntil` consumed, to its end. */
+export async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+  }
+}
