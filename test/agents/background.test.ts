@@ -6,7 +6,8 @@ import type { ScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { message, text, toolUse } from '../loop/helpers.js';
-import { lastUserText, PARENT_SYSTEM, runTree, sleepTool, systemOf } from './helpers.js';
+import { gate } from '../../src/testing/gate.js';
+import { lastUserText, PARENT_SYSTEM, runTree, systemOf, waitForTool } from './helpers.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -24,11 +25,21 @@ const parentRequests = (s: ScriptedServer) => s.requests.filter((r) => systemOf(
 describe('background subagents', () => {
   it('run concurrently; their notifications reach the parent in completion order, and the parent waits for them', async () => {
     let parentCalls = 0;
+    let childCalls = 0;
+    // Ordered by events: FAST answers once both children asked and the parent sent its second
+    // request (the "launched" results); SLOW answers once the parent's third request (with FAST's
+    // notification) arrived. Delays (60 ms vs 400 ms) raced the parent's requests under load.
+    const bothChildrenAsked = gate();
+    const parentSecond = gate();
+    const parentThird = gate();
     const script = (request: MessagesRequest): ScriptedResponse => {
       const system = systemOf(request);
-      if (system === 'SLOW agent.') return message([text('SLOW answer')], { endDelayMs: 400 });
-      if (system === 'FAST agent.') return message([text('FAST answer')], { endDelayMs: 60 });
+      if (system !== PARENT_SYSTEM && ++childCalls === 2) bothChildrenAsked.open();
+      if (system === 'SLOW agent.') return message([text('SLOW answer')], { endAfter: parentThird.promise });
+      if (system === 'FAST agent.') return message([text('FAST answer')], { endAfter: Promise.all([bothChildrenAsked.promise, parentSecond.promise]) });
       parentCalls++;
+      if (parentCalls === 2) parentSecond.open();
+      if (parentCalls === 3) parentThird.open();
       if (parentCalls === 1) return message([bg('toolu_slow', 'slow'), bg('toolu_fast', 'fast')]);
       return message([text(`parent reply ${parentCalls}`)]);
     };
@@ -49,7 +60,7 @@ describe('background subagents', () => {
     const children = server.requests.filter((r) => systemOf(r.body!) !== PARENT_SYSTEM);
     const fastChild = children.find((r) => systemOf(r.body!) === 'FAST agent.')!;
     expect(children).toHaveLength(2);
-    expect(Math.max(...children.map((r) => r.receivedAt))).toBeLessThan(fastChild.endedAt!);
+    expect(Math.max(...children.map((r) => r.receivedAt))).toBeLessThanOrEqual(fastChild.endedAt!);
 
     expect(run.terminal.reason).toBe('completed');
     expect(run.terminal.turnCount).toBe(4);
@@ -66,12 +77,19 @@ describe('background subagents', () => {
   it('a notification that arrives during a tool round rides with that round\'s results (next iteration boundary)', async () => {
     let parentCalls = 0;
     const script = (request: MessagesRequest): ScriptedResponse => {
-      if (systemOf(request) === 'FAST agent.') return message([text('FAST answer')], { endDelayMs: 20 });
+      if (systemOf(request) === 'FAST agent.') return message([text('FAST answer')]);
       parentCalls++;
-      if (parentCalls === 1) return message([bg('toolu_fast', 'fast'), toolUse('sleep', {}, 'toolu_sleep')]);
+      if (parentCalls === 1) return message([bg('toolu_fast', 'fast'), toolUse('wait', {}, 'toolu_wait')]);
       return message([text('done')]);
     };
-    const run = await runTree(script, { tools: [sleepTool(400)], agents: { definitions: [fast] } });
+    // The round's other tool finishes only after the child's terminal was reported (its
+    // notification is queued right after), instead of sleeping 400 ms against a 20 ms child.
+    const childDone = gate();
+    const run = await runTree(
+      script,
+      { tools: [waitForTool(childDone.promise)], agents: { definitions: [fast] } },
+      { onEvent: (e) => void (subagentEventOf(e)?.event.type === 'terminal' && childDone.open()) },
+    );
     server = run.server;
     const parents = parentRequests(server);
     expect(parents).toHaveLength(2);
@@ -85,14 +103,13 @@ describe('background subagents', () => {
   it('with waitForBackground false the parent ends at once and the running child is cut', async () => {
     let parentCalls = 0;
     const script = (request: MessagesRequest): ScriptedResponse => {
-      if (systemOf(request) === 'SLOW agent.') return message([text('SLOW answer')], { endDelayMs: 2000 });
+      // The child never answers: the run can only end if the parent does not wait for it.
+      if (systemOf(request) === 'SLOW agent.') return message([text('SLOW answer')], { endAfter: gate().promise });
       parentCalls++;
       return parentCalls === 1 ? message([bg('toolu_slow', 'slow')]) : message([text('not waiting')]);
     };
-    const started = Date.now();
     const run = await runTree(script, { agents: { definitions: [slow], waitForBackground: false } });
     server = run.server;
-    expect(Date.now() - started).toBeLessThan(1500);
     expect(run.terminal.reason).toBe('completed');
     expect(parentRequests(server)).toHaveLength(2);
     const child = server.requests.find((r) => systemOf(r.body!) === 'SLOW agent.')!;

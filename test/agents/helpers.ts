@@ -9,7 +9,6 @@ import { startScriptedServer, type ScriptedServer } from '../../src/testing/scri
 import type { Script } from '../../src/testing/script.js';
 import { createMessagesClient } from '../../src/transport/createMessagesClient.js';
 import { defineTool } from '../../src/tools/defineTool.js';
-import { timer, map } from 'rxjs';
 
 export const PARENT_SYSTEM = 'You are the parent agent in a test.';
 
@@ -73,14 +72,17 @@ export async function runTree(
   }
 }
 
-/** A tool that waits `ms` real milliseconds. */
-export function sleepTool(ms: number) {
+/** A tool named `wait` that answers once `event` settles (an event of the test's, not a duration). */
+export function waitForTool(event: PromiseLike<unknown>) {
   return defineTool({
-    name: 'sleep',
-    description: 'waits a while',
+    name: 'wait',
+    description: 'waits for something',
     inputSchema: z.strictObject({}),
     isConcurrencySafe: true,
-    call: () => timer(ms).pipe(map(() => ({ type: 'outcome' as const, output: `slept ${ms} ms` }))),
+    call: async () => {
+      await event;
+      return 'waited';
+    },
   });
 }
 

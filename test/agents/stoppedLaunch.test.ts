@@ -12,6 +12,7 @@ import { subagentEventOf } from '../../src/agents/events.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { ScriptedServer } from '../../src/testing/scriptedServer.js';
+import { gate } from '../../src/testing/gate.js';
 import { truncatedStartedCallText } from '../../src/tools/errorTexts.js';
 import type { PostToolUseInput } from '../../src/tools/hooks.js';
 import { message, text, toolUse } from '../loop/helpers.js';
@@ -38,13 +39,6 @@ const heldUntilStopped = (input: PostToolUseInput) =>
     else signal.addEventListener('abort', () => resolve(undefined), { once: true });
   });
 
-/** A promise and its resolver (Node 20 has no Promise.withResolvers). */
-function gate(): { readonly promise: Promise<void>; readonly resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 describe('a background launch whose call is stopped', () => {
   it('max_tokens while the call is still running: the model is told it was stopped, and the child is cut without a notification', async () => {
     let parentCalls = 0;
@@ -54,11 +48,11 @@ describe('a background launch whose call is stopped', () => {
     const parentContinued = gate();
     const script = (request: MessagesRequest): ScriptedResponse => {
       if (systemOf(request) === 'SLOW agent.') {
-        childStarted.resolve();
+        childStarted.open();
         return message([text('SLOW answer')], { endAfter: parentContinued.promise });
       }
       parentCalls++;
-      if (parentCalls === 2) parentContinued.resolve();
+      if (parentCalls === 2) parentContinued.open();
       // The response is cut by the output limit right after the Agent block.
       if (parentCalls === 1) return message([launch], { stopReason: 'max_tokens', endAfter: childStarted.promise });
       return message([text(`parent reply ${parentCalls}`)]);
@@ -83,9 +77,13 @@ describe('a background launch whose call is stopped', () => {
 
   it('a call that delivered "launched" keeps its child, whose notification arrives', async () => {
     let parentCalls = 0;
+    // The child answers only after the parent's second request (the "launched" result) arrived;
+    // a 100 ms delay could end first on a busy machine and put the answer in that request.
+    const parentContinued = gate();
     const script = (request: MessagesRequest): ScriptedResponse => {
-      if (systemOf(request) === 'SLOW agent.') return message([text('SLOW answer')], { endDelayMs: 100 });
+      if (systemOf(request) === 'SLOW agent.') return message([text('SLOW answer')], { endAfter: parentContinued.promise });
       parentCalls++;
+      if (parentCalls === 2) parentContinued.open();
       if (parentCalls === 1) return message([launch]);
       return message([text(`parent reply ${parentCalls}`)]);
     };

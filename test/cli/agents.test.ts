@@ -11,6 +11,7 @@ import type { OutputLine } from '../../src/cli/outputSchemas.js';
 import { costOf, priceFor } from '../../src/loop/pricing.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
+import { gate } from '../../src/testing/gate.js';
 import { workspaceSlug } from '../../src/session/paths.js';
 import { assertBuilt, makeSandbox, parseLines, removeSandboxes, runAgainst } from './helpers.js';
 
@@ -96,9 +97,13 @@ describe.concurrent('subagents through the command', () => {
   test('a background child: launched at once, its notification reaches the parent, exit 0', async () => {
     const box = makeSandbox();
     let parentCalls = 0;
+    // The child answers once the parent's second request (the "launched" result) is in, so the
+    // answer is never in that request (a 150 ms delay could be outrun by a loaded machine).
+    const launchedSent = gate();
     const script = (request: MessagesRequest): ScriptedResponse | undefined => {
-      if (isChild(request)) return text('BG: all done', { endDelayMs: 150 });
+      if (isChild(request)) return text('BG: all done', { endAfter: launchedSent.promise });
       parentCalls += 1;
+      if (parentCalls === 2) launchedSent.open();
       if (parentCalls === 1) {
         return toolCall('toolu_agent_bg', 'Agent', { description: 'slow job', prompt: 'Do the slow job.', subagent_type: 'helper', run_in_background: true });
       }

@@ -5,12 +5,14 @@
  * The Agent tool is offered there as in print mode (child policy and transcripts included).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { gate } from '../../src/testing/gate.js';
+import { eventually } from '../eventually.js';
 import { createLiveTools } from '../../src/cli/interactive/liveTools.js';
 import { workspaceSlug } from '../../src/session/paths.js';
 import { assertBuilt, CLI, makeSandbox, removeSandboxes } from './helpers.js';
@@ -19,12 +21,15 @@ beforeAll(assertBuilt);
 afterAll(removeSandboxes);
 
 const allText = (r: MessagesRequest) => JSON.stringify(r.messages);
+const WAIT_FOR_GO = 'while [ ! -e go ]; do sleep 0.02; done; echo slept';
 
 describe('interactive, piped', () => {
   test('a line typed during a tool call reaches the same turn next to the tool result', async () => {
     const box = makeSandbox();
     const script: ScriptedResponse[] = [
-      { kind: 'message', blocks: [{ type: 'tool_use', id: 'toolu_sleep', name: 'Bash', input: { command: 'sleep 1; echo slept' } }] },
+      // The command runs until the test creates `go`, which it does once the typed line was
+      // queued: a `sleep 1` raced the typing on a busy machine.
+      { kind: 'message', blocks: [{ type: 'tool_use', id: 'toolu_wait', name: 'Bash', input: { command: WAIT_FOR_GO } }] },
       { kind: 'message', blocks: [{ type: 'text', text: 'Slept, and noted your remark.' }] },
     ];
     const server = await startScriptedServer({ script });
@@ -41,9 +46,11 @@ describe('interactive, piped', () => {
       const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
       child.stdin.write('take a nap\n');
       // Type the second line once the tool is running (its start line is printed).
-      for (let i = 0; i < 200 && !stdout.includes('> Bash'); i++) await new Promise((r) => setTimeout(r, 25));
-      expect(stdout).toContain('> Bash sleep 1; echo slept');
+      await eventually(() => stdout.includes('> Bash'), { what: 'the Bash start line' });
+      expect(stdout).toContain(`> Bash ${WAIT_FOR_GO}`);
       child.stdin.end('also, be quick\n');
+      await eventually(() => stdout.includes('(queued for the running turn: also, be quick)'), { what: 'the typed line being queued' });
+      writeFileSync(join(box.cwd, 'go'), '');
       const code = await closed;
       expect(stderr).toBe('');
       expect(code).toBe(0);
@@ -72,13 +79,15 @@ describe('interactive, piped, with subagents', () => {
     const box = makeSandbox({ 'notes.txt': 'the secret is 7\n' });
     let childCalls = 0;
     let parentCalls = 0;
+    const lineQueued = gate();
     const script = (request: MessagesRequest): ScriptedResponse | undefined => {
       if (systemOf(request) === HELPER_PROMPT) {
         childCalls += 1;
-        // The child's answer is slow, so a line can be typed while the Agent call runs.
+        // The child answers only once the line typed meanwhile was queued (not after 600 ms, which
+        // a busy machine could outrun), so it is typed while the Agent call runs.
         return childCalls === 1
           ? { kind: 'message', blocks: [{ type: 'tool_use', id: 'toolu_child_read', name: 'Read', input: { file_path: 'notes.txt' } }] }
-          : { kind: 'message', blocks: [{ type: 'text', text: 'CHILD: the secret is 7' }], endDelayMs: 600 };
+          : { kind: 'message', blocks: [{ type: 'text', text: 'CHILD: the secret is 7' }], endAfter: lineQueued.promise };
       }
       parentCalls += 1;
       if (parentCalls === 1) {
@@ -103,9 +112,10 @@ describe('interactive, piped, with subagents', () => {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
       child.stdin.write('what is the secret?\n');
-      for (let i = 0; i < 200 && !(stdout.includes('> Agent') && childCalls >= 2); i++) await new Promise((r) => setTimeout(r, 25));
-      expect(stdout).toContain('> Agent');
+      await eventually(() => stdout.includes('> Agent') && childCalls >= 2, { what: "the Agent call and its child's second request" });
       child.stdin.end('thanks in advance\n');
+      await eventually(() => stdout.includes('(queued for the running turn: thanks in advance)'), { what: 'the typed line being queued' });
+      lineQueued.open();
       const code = await closed;
       expect(stderr).toBe('');
       expect(code).toBe(0);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { OutputLine } from '../../src/cli/outputSchemas.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { gate } from '../../src/testing/gate.js';
 import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli } from './helpers.js';
 
 beforeAll(assertBuilt);
@@ -244,7 +245,8 @@ describe.concurrent('interrupts and the interactive loop', () => {
   test('SIGINT during a print-mode turn: the result is still printed (aborted_streaming), exit 1', async () => {
     const box = makeSandbox();
     const server = await startScriptedServer({
-      script: [{ kind: 'message', blocks: [{ type: 'text', text: 'slow answer text', chunkSize: 2, deltaDelayMs: 400 }] }],
+      // The answer never ends (its end waits on a gate nobody opens): SIGINT always lands mid-stream.
+      script: [{ kind: 'message', blocks: [{ type: 'text', text: 'slow answer text' }], endAfter: gate().promise }],
     });
     try {
       const child = spawn(process.execPath, [CLI, '-p', 'hi', '--output-format', 'stream-json'], {
@@ -256,7 +258,6 @@ describe.concurrent('interrupts and the interactive loop', () => {
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
       await server.waitForRequests(1);
-      await new Promise((resolve) => setTimeout(resolve, 300));
       child.kill('SIGINT');
       expect(await closed).toBe(1);
       expect(resultOf(parseLines(stdout))).toMatchObject({ subtype: 'error_during_execution', terminal_reason: 'aborted_streaming' });

@@ -192,7 +192,9 @@ describe('auto-compaction driven by reported usage', () => {
     const g = governor();
     const history = [...toolTurn('t', 3, 200), { role: 'assistant' as const, content: 'ok' }, user('next')];
     const decision$ = g.beforeCall(input(history, { input_tokens: AUTO_AT + 1 }, history.length - 1));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A round trip to the same server instead of a 50 ms nap: a request sent before subscribe
+    // would have been seen by then.
+    expect((await fetch(`${h.server.baseURL}/not-recorded`)).status).toBe(404);
     expect(h.server.requests).toHaveLength(0);
     expect((await lastValueFrom(decision$)).type).toBe('compacted');
     expect(h.server.requests).toHaveLength(1);

@@ -1,5 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { eventually } from '../eventually.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createHookRunners, type HookRunnerOptions } from '../../src/hooks/createHookRunners.js';
 import { compileToolMatcher } from '../../src/hooks/matcher.js';
@@ -151,14 +153,15 @@ describe('command hooks: input, exit codes and JSON', () => {
   test('a hook that times out is stopped with its children and reported as a warning', async () => {
     const warnings: string[] = [];
     const pidFile = join(dir, 'pid');
-    const r = runners({ PreToolUse: [{ hooks: [command(`sleep 30 & echo $! > ${pidFile}; wait`, 0.4)] }] }, { onWarning: (w) => warnings.push(w), killGraceMs: 200 });
+    // 2 s: long enough for a loaded machine to start the shell and write the pid before the timeout.
+    const r = runners({ PreToolUse: [{ hooks: [command(`sleep 30 & echo $! > ${pidFile}; wait`, 2)] }] }, { onWarning: (w) => warnings.push(w), killGraceMs: 200 });
     const started = Date.now();
     expect(await pre(r)).toEqual({});
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Far below the 30 s the hook would take if the timeout did nothing.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(warnings[0]).toMatch(/timed out/);
     const pid = Number(await readFile(pidFile, 'utf8'));
-    for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((res) => setTimeout(res, 20));
-    expect(isAlive(pid)).toBe(false);
+    await eventually(() => !isAlive(pid), { what: `the hook's child ${pid} exiting` });
   });
 
   test('unsubscribing a tool call stops its running PreToolUse command hook (no process left for the hook timeout)', async () => {
@@ -167,15 +170,10 @@ describe('command hooks: input, exit codes and JSON', () => {
     let called = false;
     const tool = defineTool({ name: 'Bash', description: 'd', inputSchema: z.object({ command: z.string() }), isConcurrencySafe: false, call: () => ((called = true), 'ran') });
     const call = runToolCall({ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }, { tools: [tool], hooks: { preToolUse: [r.preToolUse] } }).subscribe();
-    let pid = NaN;
-    for (let i = 0; i < 250 && Number.isNaN(pid); i++) {
-      await new Promise((res) => setTimeout(res, 20));
-      pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim() || NaN);
-    }
+    const pid = await eventually(async () => Number((await readFile(pidFile, 'utf8').catch(() => '')).trim() || NaN) || 0, { what: 'the hook writing its pid' });
     expect(isAlive(pid)).toBe(true);
     call.unsubscribe();
-    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((res) => setTimeout(res, 20));
-    expect(isAlive(pid)).toBe(false);
+    await eventually(() => !isAlive(pid), { what: `the hook's child ${pid} exiting` });
     expect(called).toBe(false);
   });
 
@@ -241,9 +239,12 @@ describe('loop-level runners', () => {
 
   test('abort stops a running Stop hook', async () => {
     const controller = new AbortController();
-    const r = runners({ Stop: [{ hooks: [command('sleep 30')] }] }, { killGraceMs: 100 });
+    const started = join(dir, 'started');
+    const r = runners({ Stop: [{ hooks: [command(`touch ${started}; sleep 30`)] }] }, { killGraceMs: 100 });
     const pending = r.runStopHooks({ ...stopInput(), signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    // Abort once the hook is running (it said so), not after a guess of how long starting takes.
+    await eventually(() => existsSync(started), { what: 'the Stop hook starting' });
+    controller.abort();
     const result = await pending;
     expect(result.warnings[0]).toMatch(/could not run: cancelled/);
   });

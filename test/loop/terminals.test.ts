@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { of } from 'rxjs';
 import { defineTool } from '../../src/tools/defineTool.js';
+import { gate } from '../../src/testing/gate.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { ContextGovernor } from '../../src/loop/seams.js';
 import { message, runOverHttp, taggedEchoTool as echo, terminals, text, toolUse, transitions, type HttpRun } from './helpers.js';
@@ -82,10 +83,13 @@ describe('agentLoop terminals over HTTP', () => {
 
   it('aborted_streaming: the signal aborts while the response streams', async () => {
     const controller = new AbortController();
-    const run = await runOverHttp([{ kind: 'stall' }], {
+    // The response never ends (its end waits on a gate nobody opens); the abort comes with its
+    // first event, so it lands mid-stream however slow the machine is.
+    const neverEnds = gate();
+    const run = await runOverHttp([message([text('partial')], { endAfter: neverEnds.promise })], {
       signal: controller.signal,
       onEvent: (e) => {
-        if (e.type === 'iteration_start') setTimeout(() => controller.abort(), 50);
+        if (e.type === 'model') controller.abort();
       },
     });
     expectValid(run);
@@ -97,8 +101,10 @@ describe('agentLoop terminals over HTTP', () => {
     const run = await runOverHttp([message([toolUse('slow', {})]), final], {
       tools: [slow],
       signal: controller.signal,
+      // Abort once the response is complete (the assistant message is out) while the tool, started
+      // when its block closed, still runs: the tools phase, not the stream, is interrupted.
       onEvent: (e) => {
-        if (e.type === 'tool_start') setTimeout(() => controller.abort(), 20);
+        if (e.type === 'assistant_message') controller.abort();
       },
     });
     expectValid(run);

@@ -14,6 +14,7 @@ import { interpretJSON } from '../../src/hooks/interpretHookOutput.js';
 import { rebuildMessages, SESSION_ENDED_TOOL_RESULT } from '../../src/session/rebuild.js';
 import { toSessionRecords } from '../../src/session/transcriptSink.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
+import { gate } from '../../src/testing/gate.js';
 import { defineTool } from '../../src/tools/defineTool.js';
 import type { PreToolUseHook } from '../../src/tools/hooks.js';
 import { message, runOverHttp, text, toolUse } from './helpers.js';
@@ -71,10 +72,14 @@ describe('tool_deferred', () => {
 
   it('a concurrency-safe call deferred while the response still streams waits for it, then defers', async () => {
     const look = recordingTool('deploy', true);
-    const r = await runOverHttp([message([toolUse('deploy', { x: 'a' }, 'toolu_a')], { endDelayMs: 60 })], {
+    // The response ends only after the hook deferred the call, so the deferral really happens
+    // while it streams (a 60 ms end delay did not promise that on a loaded machine).
+    const deferred = gate();
+    const r = await runOverHttp([message([toolUse('deploy', { x: 'a' }, 'toolu_a')], { endAfter: deferred.promise })], {
       tools: [look.tool],
-      hooks: { preToolUse: [deferDeploys] },
+      hooks: { preToolUse: [(input) => (deferred.open(), deferDeploys(input))] },
     });
+    expect(deferred.isOpen()).toBe(true);
     expect(r.terminal.reason).toBe('tool_deferred');
     expect(look.calls).toEqual([]);
   });
@@ -82,13 +87,15 @@ describe('tool_deferred', () => {
   it('with other calls in the same response the deferral is ignored with a warning: every call runs', async () => {
     const deploy = recordingTool('deploy', true);
     const other = recordingTool('other', true);
+    const deferredFirst = gate();
     const r = await runOverHttp(
       [
-        // The deferred call comes first and starts before the second block arrives.
-        message([toolUse('deploy', { x: 'prod' }, 'toolu_d'), { ...toolUse('other', { x: 'y' }, 'toolu_o'), delayMs: 40 }]),
+        // The deferred call comes first and starts before the second block arrives (that block
+        // waits for the hook's deferral, not for 40 ms).
+        message([toolUse('deploy', { x: 'prod' }, 'toolu_d'), { ...toolUse('other', { x: 'y' }, 'toolu_o'), startAfter: deferredFirst.promise }]),
         message([text('done')]),
       ],
-      { tools: [deploy.tool, other.tool], hooks: { preToolUse: [deferDeploys] } },
+      { tools: [deploy.tool, other.tool], hooks: { preToolUse: [(input) => (input.toolName === 'deploy' && deferredFirst.open(), deferDeploys(input))] } },
     );
     expect(r.terminal.reason).toBe('completed');
     expect(deploy.calls).toEqual(['prod']);

@@ -354,7 +354,7 @@ async function runScenario(s: Scenario): Promise<void> {
     // 2. Nothing left running right after the end: no open model stream, no library timer, no
     //    response left open on the server (the client aborted what it abandoned).
     if (open.n !== 0) problems.push(`${open.n} model streams still subscribed`);
-    const openResponses = await waitForResponsesEnded(server.requests, 1000);
+    const openResponses = await waitForResponsesEnded(server.requests);
     if (openResponses.length > 0) problems.push(`responses still open on the server: ${openResponses.join(', ')}`);
     const timersNow = process.getActiveResourcesInfo().filter((k) => k === 'Timeout').length;
     const timersBefore = before.resources.get('Timeout') ?? 0;
@@ -401,7 +401,7 @@ async function runScenario(s: Scenario): Promise<void> {
 
   // 5. After closing everything, the process holds no more than before (tool timers let finish).
   await Promise.all([...toolTimerDone]);
-  const leaks = await waitForNoLeaks(before, { timeoutMs: 1000 });
+  const leaks = await waitForNoLeaks(before);
   problems.push(...leaks.map((l) => `leak: ${l}`));
   if (unhandled.length > 0) problems.push(`unhandled rejections: ${unhandled.splice(0).map(String).join('; ')}`);
   if (problems.length > 0) throw new Error(problems.join('\n'));

@@ -82,7 +82,7 @@ export async function waitForNoLeaks(
   before: Snapshot,
   options: { readonly allow?: Readonly<Record<string, number>>; readonly timeoutMs?: number } = {},
 ): Promise<string[]> {
-  const deadline = performance.now() + (options.timeoutMs ?? 1000);
+  const deadline = performance.now() + (options.timeoutMs ?? 5000);
   for (;;) {
     await settleOnce();
     const problems = grownResources(before, snapshot(), options.allow);
@@ -95,7 +95,7 @@ export async function waitForNoLeaks(
  * connection is still open after up to `timeoutMs` (a client that forgot to abort a stalled
  * response shows up here).
  */
-export async function waitForResponsesEnded(requests: readonly RecordedRequest[], timeoutMs = 1000): Promise<number[]> {
+export async function waitForResponsesEnded(requests: readonly RecordedRequest[], timeoutMs = 5000): Promise<number[]> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const open = requests.filter((r) => r.endedAt === undefined).map((r) => r.index);

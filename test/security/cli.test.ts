@@ -188,7 +188,9 @@ describe.concurrent('hostile model output', () => {
     expect(allText(projects)).toContain('There is no tool named `../../etc/Read`'); // refused by name, as a result
   });
 
-  test('a catastrophic-backtracking Grep pattern does not freeze the run', async () => {
+  // Without the linear-engine fallback these patterns backtrack for hours; the bound below only
+  // tells "finished" from "frozen", with room for a loaded machine (the test's own limit is 60 s).
+  test('a catastrophic-backtracking Grep pattern does not freeze the run', { timeout: 60_000 }, async () => {
     const box = makeSandbox({ 'bad.txt': `${'a'.repeat(60)}!\n`.repeat(50) });
     const started = Date.now();
     const run = await runAgainst(
@@ -197,7 +199,7 @@ describe.concurrent('hostile model output', () => {
       { ...box, env },
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(Date.now() - started).toBeLessThan(8000);
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(run.server.requests[1]!.rawBody).toContain('No matches');
   });
 
@@ -228,7 +230,8 @@ describe.concurrent('hostile command lines', () => {
     expect(run.server.requests).toHaveLength(0);
   });
 
-  test('--settings /dev/zero, a FIFO or a huge file: a one-line error at once, no memory run-away', async () => {
+  // "At once" against reading forever: each bound is generous for a loaded machine's CLI start.
+  test('--settings /dev/zero, a FIFO or a huge file: a one-line error at once, no memory run-away', { timeout: 60_000 }, async () => {
     const box = makeSandbox();
     const fifo = join(box.home, 'settings.fifo');
     execFileSync('mkfifo', [fifo]);
@@ -240,7 +243,7 @@ describe.concurrent('hostile command lines', () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);
       expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(15_000);
     }
   });
 

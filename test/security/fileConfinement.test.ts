@@ -182,7 +182,7 @@ describe('special files inside the workspace', () => {
     await expect(ws.openInside(join(work, 'pipe'), 'write')).rejects.toThrow(/not a regular file|FIFO/);
     await expect(grep({ pattern: 'x', path: 'pipe' })).rejects.toThrow(/not a regular file/);
     expect(await grep({ pattern: 'hello' })).toContain('src/a.txt'); // the walk skips the FIFO
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000); // refused, not blocked on the FIFO forever
   });
 });
 

@@ -6,6 +6,7 @@ import {
   type ScriptedMessage,
 } from '../../src/testing/index.js';
 import { parseSSE, post, readError, readMessage, readTimed, useScriptedServer, validBody } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const start = useScriptedServer();
 
@@ -60,9 +61,9 @@ describe('startScriptedServer: SSE', () => {
   it('records when each response ended', async () => {
     const s = await start({ script: [{ kind: 'message', blocks: [{ type: 'text', text: 'x', delayMs: 60 }] }] });
     await (await post(s.baseURL, validBody())).text();
-    await new Promise((r) => setTimeout(r, 20));
+    // The server sees its side close a little after the client read the body: wait for that.
     const rec = s.requests[0]!;
-    expect(rec.endedAt).toBeDefined();
+    await eventually(() => rec.endedAt !== undefined, { what: 'the server recording the end' });
     expect(rec.endedAt! - rec.receivedAt).toBeGreaterThanOrEqual(55);
   });
 
@@ -78,7 +79,7 @@ describe('startScriptedServer: SSE', () => {
     const { chunks } = await readTimed(res, t0);
     const total = chunks[chunks.length - 1]!.at;
     expect(total).toBeGreaterThanOrEqual(100 + 3 * 60 + 80 - 10);
-    expect(total).toBeLessThan(2000);
+    expect(total).toBeLessThan(10_000); // only "not wildly longer": a loaded machine runs timers late
     const firstDelta = chunks.find((c) => c.text.includes('text_delta'))!;
     expect(firstDelta.at).toBeGreaterThanOrEqual(150);
   });

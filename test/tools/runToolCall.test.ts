@@ -299,9 +299,9 @@ describe('runToolCall: what call may return', () => {
 
   it('an outer signal cancels a running call with a cancellation result', async () => {
     const controller = new AbortController();
-    const tool = echoTool({ call: () => new Promise<string>(() => undefined) });
+    // Aborted once the call is running (a 10 ms timer could fire before it started).
+    const tool = echoTool({ call: () => (queueMicrotask(() => controller.abort()), new Promise<string>(() => undefined)) });
     const pending = run(use('Read', { path: 'a' }), [tool], { signal: controller.signal });
-    setTimeout(() => controller.abort(), 10);
     const { text } = await pending;
     expect(text).toBe('The call to `Read` was cancelled before it finished.');
   });

@@ -1,4 +1,4 @@
-import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, VirtualTimeScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ApiError, ConnectionError, RxAgentError, StreamIdleTimeout, StreamProtocolError } from '../../src/errors.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
@@ -58,7 +58,9 @@ describe('createMessagesClient against the scripted server', () => {
   it('streams a response: cold, with the right headers and body', async () => {
     const { server, client } = await setup([hello], { headers: { 'X-Custom': 'yes' } });
     const stream$ = client.stream(request, { headers: { 'x-call': 'one' } });
-    await new Promise((r) => setTimeout(r, 30));
+    // A round trip to the same server (a route it does not record) instead of a 30 ms nap: a
+    // request sent when the stream was made would have been seen by then.
+    expect((await fetch(`${server.baseURL}/not-recorded`)).status).toBe(404);
     expect(server.requests).toHaveLength(0); // nothing before subscribe
     const { outputs, error } = await run(stream$);
     expect(error).toBeUndefined();
@@ -235,7 +237,7 @@ describe('createMessagesClient against the scripted server', () => {
 
   it('times out a stalled response, closes its socket, and retries', async () => {
     const { client, server } = await setup([{ kind: 'stall' }, { ...hello, stallAfterEvents: 2 }, hello], {
-      idleTimeoutMs: 400, // generous: a loaded machine must not time out the healthy third response
+      idleTimeoutMs: 1000, // generous: a loaded machine must not time out the healthy third response
     });
     const started = Date.now();
     const { outputs, error } = await run(client.stream(request));
@@ -245,7 +247,7 @@ describe('createMessagesClient against the scripted server', () => {
       { type: 'stream_retry', errorType: 'stream_idle_timeout' },
     ]);
     expect(afterLastRetry(outputs)).toEqual(eventsOf(hello, 2));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(790); // two idle periods
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1990); // two idle periods
     await server.waitForClientClose(0);
     await server.waitForClientClose(1);
   });
@@ -272,13 +274,21 @@ describe('createMessagesClient against the scripted server', () => {
   });
 
   it('cancels a pending retry wait when unsubscribed: no further request', async () => {
-    const { client, server } = await setup([{ kind: 'http_error', status: 529 }, hello], { scheduler: asyncScheduler, retryBaseDelayMs: 2000 });
+    // The wait runs on a virtual clock: unsubscribing must take its action off the scheduler, and
+    // running the clock past it afterwards must send nothing. (Waiting 300 ms of a 2 s wait and
+    // counting requests proved nothing.)
+    const clock = new VirtualTimeScheduler();
+    const { client, server } = await setup([{ kind: 'http_error', status: 529 }, hello], { scheduler: clock, retryBaseDelayMs: 2000 });
     const seen: TransportOutput[] = [];
     const subscription = client.stream(request).subscribe((o) => seen.push(o));
     await until(() => seen.length === 1);
     expect(seen[0]).toMatchObject({ type: 'api_retry', delayMs: 2000 });
+    expect(clock.actions).toHaveLength(1); // the pending wait
     subscription.unsubscribe();
-    await new Promise((r) => setTimeout(r, 300));
+    expect(clock.actions).toHaveLength(0);
+    clock.flush();
+    await client.close(); // waits for any request under way: none may have started
+    open.client = undefined;
     expect(server.requests).toHaveLength(1);
   });
 
@@ -336,7 +346,7 @@ describe('createMessagesClient against the scripted server', () => {
   });
 });
 
-async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

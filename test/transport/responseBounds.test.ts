@@ -12,6 +12,7 @@ import { createMessagesClient, type MessagesClientOptions } from '../../src/tran
 import { createStreamEventDecoder } from '../../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 import { run, useOpenHandles } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 const request: MessagesRequest = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 
@@ -86,11 +87,14 @@ describe('requestTimeoutMs: the total time of one attempt', () => {
   });
 
   it('is off by default: the same stream is still open after several idle periods', async () => {
-    const { server, client } = await setup(pingsForever, { idleTimeoutMs: 100, maxRetries: 0 });
+    // Waits for 150 pings (1.5 s of stream at one per 10 ms: several idle periods) rather than a
+    // fixed 500 ms; the idle timeout is 500 ms so that a loaded machine's late read of one ping
+    // is not taken for a dead stream (it was 100 ms, a gap such a machine can leave).
+    const { server, client } = await setup(pingsForever, { idleTimeoutMs: 500, maxRetries: 0 });
     const outputs: TransportOutput[] = [];
     let ended = false;
     const subscription = client.stream(request).subscribe({ next: (o) => outputs.push(o), error: () => (ended = true), complete: () => (ended = true) });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await eventually(() => ended || outputs.filter((o) => o.type === 'ping').length >= 150, { what: '150 pings' });
     expect(ended).toBe(false);
     expect(outputs[0]).toMatchObject({ type: 'message_start' });
     subscription.unsubscribe();
