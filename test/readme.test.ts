@@ -50,7 +50,7 @@ describe('README snippets', () => {
     it(`runs: ${snippet.title}`, async () => {
       const file = path.join(dir, `snippet-${i}.mjs`);
       writeFileSync(file, snippet.code);
-      const { stdout } = await run(process.execPath, [file], { cwd: root, timeout: 15_000 });
+      const { stdout } = await run(process.execPath, [file], { cwd: root, timeout: 120_000 });
       for (const pattern of expectations[snippet.title] ?? [/(?!)/]) expect(stdout).toMatch(pattern);
     });
   });

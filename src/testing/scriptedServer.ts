@@ -49,15 +49,18 @@ export interface ScriptedServer {
   readonly port: number;
   /** Every `POST /v1/messages` received, in arrival order (valid or not). */
   readonly requests: RecordedRequest[];
-  /** Resolves once at least `n` requests were recorded; rejects after `timeoutMs` (default 5000). */
+  /** Resolves once at least `n` requests were recorded; rejects after `timeoutMs` (default 30 s: a bound on a hang, generous for a busy machine). */
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
-  /** Resolves once the client closed request `index`'s connection early; rejects after `timeoutMs`. */
+  /** Resolves once the client closed request `index`'s connection early; rejects after `timeoutMs` (default 30 s). */
   waitForClientClose(index: number, timeoutMs?: number): Promise<void>;
   /** Ends stalled responses, closes every socket, clears every timer. Idempotent. */
   close(): Promise<void>;
 }
 
 const SENSITIVE_HEADERS = new Set(['x-api-key', 'authorization']);
+
+/** How long `waitForRequests` / `waitForClientClose` wait by default. */
+const DEFAULT_WAIT_MS = 30_000;
 
 /** The HTTP status the real API uses for an error type (for JSON-mode `errorAfterEvents`). */
 const STATUS_BY_ERROR_TYPE: Readonly<Record<string, number>> = {
@@ -263,13 +266,13 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     baseURL: `http://127.0.0.1:${port}`,
     port,
     requests,
-    waitForRequests: (n, timeoutMs = 5000) =>
+    waitForRequests: (n, timeoutMs = DEFAULT_WAIT_MS) =>
       waitUntil(
         () => requests.length >= n,
         timeoutMs,
         () => `expected ${n} request(s), got ${requests.length}`,
       ),
-    waitForClientClose: (index, timeoutMs = 5000) =>
+    waitForClientClose: (index, timeoutMs = DEFAULT_WAIT_MS) =>
       waitUntil(
         () => requests[index]?.closedByClient === true,
         timeoutMs,

@@ -113,7 +113,7 @@ describe('background subagents', () => {
     expect(run.terminal.reason).toBe('completed');
     expect(parentRequests(server)).toHaveLength(2);
     const child = server.requests.find((r) => systemOf(r.body!) === 'SLOW agent.')!;
-    await server.waitForClientClose(child.index, 2000);
+    await server.waitForClientClose(child.index);
     expect(child.closedByClient).toBe(true);
   });
 });

@@ -95,8 +95,8 @@ describe('abort', () => {
     server = run.server;
     expect(abortedAtCount).toBe(3);
     expect(run.terminal.reason).toMatch(/^aborted_/);
-    await server.waitForClientClose(1, 2000);
-    await server.waitForClientClose(2, 2000);
+    await server.waitForClientClose(1);
+    await server.waitForClientClose(2);
     // runTree closed the client once the run ended: no request can be sent after this point, so
     // the count is final (no need to wait and see whether one shows up).
     expect(server.requests).toHaveLength(3);

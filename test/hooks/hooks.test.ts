@@ -158,7 +158,7 @@ describe('command hooks: input, exit codes and JSON', () => {
     const started = Date.now();
     expect(await pre(r)).toEqual({});
     // Far below the 30 s the hook would take if the timeout did nothing.
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(Date.now() - started).toBeLessThan(25_000);
     expect(warnings[0]).toMatch(/timed out/);
     const pid = Number(await readFile(pidFile, 'utf8'));
     await eventually(() => !isAlive(pid), { what: `the hook's child ${pid} exiting` });

@@ -75,5 +75,5 @@ describe('agentLoop property over HTTP', () => {
       ),
       { numRuns: 20 },
     );
-  }, 60_000);
+  }, 600_000);
 });

@@ -40,7 +40,7 @@ describe('agentLoop at scale', () => {
     expect(summary.terminals).toBe(1);
     expect(summary.last?.type === 'terminal' && summary.last.reason).toBe('completed');
     expect(summary.last?.type === 'terminal' && summary.last.turnCount).toBe(10_000);
-  }, 30_000);
+  }, 600_000); // CPU-bound: a loaded machine takes minutes
 });
 
 type Step =

@@ -367,11 +367,14 @@ async function runScenario(s: Scenario): Promise<void> {
     phase = 'resume';
     const resumed = await resume(store, sessionId);
     const firstResumeRequest = server.requests.length;
+    // The resumed run must complete, so its client's idle timeout is a bound on a hang, not the
+    // scenario's 40 ms (which a healthy reply on a busy machine can exceed).
+    const resumeClient = createMessagesClient({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 4 });
     try {
       const again = await play(
         agentLoop({
           model: 'claude-sonnet-4-5',
-          client,
+          client: resumeClient,
           tools,
           messages: resumed.messages,
           prompt: 'resume and go on',
@@ -388,6 +391,7 @@ async function runScenario(s: Scenario): Promise<void> {
       if (server.requests.length === firstResumeRequest) problems.push('the resumed run sent no request');
     } finally {
       await resumed.close();
+      await resumeClient.close();
     }
 
     // 4. Every request valid, the scenario's and the resumed one.

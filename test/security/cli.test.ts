@@ -189,8 +189,8 @@ describe.concurrent('hostile model output', () => {
   });
 
   // Without the linear-engine fallback these patterns backtrack for hours; the bound below only
-  // tells "finished" from "frozen", with room for a loaded machine (the test's own limit is 60 s).
-  test('a catastrophic-backtracking Grep pattern does not freeze the run', { timeout: 60_000 }, async () => {
+  // tells "finished" from "frozen", with room for a loaded machine (the test's own limit is 120 s).
+  test('a catastrophic-backtracking Grep pattern does not freeze the run', { timeout: 120_000 }, async () => {
     const box = makeSandbox({ 'bad.txt': `${'a'.repeat(60)}!\n`.repeat(50) });
     const started = Date.now();
     const run = await runAgainst(
@@ -199,7 +199,7 @@ describe.concurrent('hostile model output', () => {
       { ...box, env },
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(Date.now() - started).toBeLessThan(90_000);
     expect(run.server.requests[1]!.rawBody).toContain('No matches');
   });
 
@@ -231,7 +231,7 @@ describe.concurrent('hostile command lines', () => {
   });
 
   // "At once" against reading forever: each bound is generous for a loaded machine's CLI start.
-  test('--settings /dev/zero, a FIFO or a huge file: a one-line error at once, no memory run-away', { timeout: 60_000 }, async () => {
+  test('--settings /dev/zero, a FIFO or a huge file: a one-line error at once, no memory run-away', { timeout: 120_000 }, async () => {
     const box = makeSandbox();
     const fifo = join(box.home, 'settings.fifo');
     execFileSync('mkfifo', [fifo]);
@@ -243,7 +243,7 @@ describe.concurrent('hostile command lines', () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);
       expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
-      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(Date.now() - started).toBeLessThan(30_000);
     }
   });
 

@@ -72,7 +72,7 @@ describe('stream faults', () => {
     const quiet = await Promise.race([next, new Promise((r) => setTimeout(() => r('quiet'), 150))]);
     expect(quiet).toBe('quiet');
     controller.abort();
-    await s.waitForClientClose(0, 2000);
+    await s.waitForClientClose(0);
     expect(s.requests[0]!.closedByClient).toBe(true);
     expect(await next).toBe('aborted');
   });
@@ -83,7 +83,7 @@ describe('stream faults', () => {
     const res = await post(s.baseURL, validBody(), { signal: controller.signal });
     expect(res.status).toBe(200);
     controller.abort();
-    await s.waitForClientClose(0, 2000);
+    await s.waitForClientClose(0);
   });
 
   it('a complete response is not closedByClient', async () => {
@@ -230,7 +230,7 @@ describe('recording', () => {
     const seen: number[] = [];
     const toolOnly: ScriptedMessage = { kind: 'message', blocks: [{ type: 'tool_use', name: 'T', input: {} }] };
     const s = await start({ script: [toolOnly, toolOnly], onRequest: (r) => seen.push(r.index) });
-    const waiting = s.waitForRequests(2, 2000);
+    const waiting = s.waitForRequests(2);
     const a = await readMessage(await post(s.baseURL, validBody({ stream: false })));
     const b = await readMessage(await post(s.baseURL, validBody({ stream: false })));
     await waiting;
