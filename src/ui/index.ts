@@ -1,0 +1,33 @@
+/**
+ * `rxagent/ui`: the view model every UI can render. `toView()` turns the loop's event stream into
+ * immutable `AgentView`s; `reduceView` is its pure reducer; the selectors answer the common
+ * questions; `toExternalStore` adapts a view stream to React/Svelte-style stores;
+ * `createPermissionChannel` carries permission questions out and answers back.
+ */
+export type {
+  AgentView,
+  BoundaryItem,
+  DiffLine,
+  MessageView,
+  NoticeItem,
+  Part,
+  PermissionEvent,
+  PermissionView,
+  StampedEvent,
+  SubagentView,
+  TerminalSummary,
+  TextPart,
+  ThinkingPart,
+  ToolPart,
+  ToolResultView,
+  ToolStatus,
+  TurnItem,
+  TurnView,
+  ViewEvent,
+} from './types.js';
+export { emptyView, reduceView } from './reduceView.js';
+export { toView, toViewStamped, type ToViewOptions } from './toView.js';
+export { allTools, lastAnswer, pendingPermissions, runningTools, totalCost } from './selectors.js';
+export { toExternalStore, type ViewStore } from './externalStore.js';
+export { createPermissionChannel, type PermissionChannel } from './permissionChannel.js';
+export { fileChangeDiff, lineDiff } from './diff.js';
