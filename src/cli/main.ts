@@ -137,6 +137,16 @@ async function runPrint(options: CliOptions): Promise<number> {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'serve') {
+    try {
+      // Loaded only for `serve`: the other modes do not pay for the server's modules at start.
+      const { runServe } = await import('../serve/runServe.js');
+      return await runServe(argv.slice(1), { writeOut, writeErr });
+    } catch (error) {
+      writeErr(`rxagent: ${describeFailure(error, false)}\n`);
+      return error instanceof UsageError ? 2 : 1;
+    }
+  }
   let options: CliOptions;
   try {
     options = parseCliArgs(argv);

@@ -31,3 +31,4 @@ export { allTools, lastAnswer, pendingPermissions, runningTools, totalCost } fro
 export { toExternalStore, type ViewStore } from './externalStore.js';
 export { createPermissionChannel, type PermissionChannel } from './permissionChannel.js';
 export { fileChangeDiff, lineDiff } from './diff.js';
+export { inputSummary } from './inputSummary.js';

@@ -1,0 +1,40 @@
+/** The server's API as the page uses it; the token of the page's URL (if any) rides on every call. */
+const token = new URLSearchParams(location.search).get('token');
+
+export function withToken(path: string, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams(extra);
+  if (token) params.set('token', token);
+  const query = params.toString();
+  return query === '' ? path : `${path}?${query}`;
+}
+
+export interface SessionInfo {
+  readonly sessionId: string;
+  readonly model: string;
+  readonly cwd: string;
+  readonly running: boolean;
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const res = await fetch(withToken(path), {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const data = (await res.json()) as T & { error?: { message: string } };
+  if (!res.ok) throw new Error(data.error?.message ?? `${method} ${path}: HTTP ${res.status}`);
+  return data;
+}
+
+const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
+
+export const api = {
+  listSessions: () => call<{ sessions: SessionInfo[] }>('GET', '/api/sessions'),
+  getSession: (id: string) => call<{ session: SessionInfo }>('GET', sessionPath(id)),
+  createSession: () => call<{ session: SessionInfo }>('POST', '/api/sessions', {}),
+  prompt: (id: string, text: string) => call<unknown>('POST', `${sessionPath(id)}/prompt`, { text }),
+  interrupt: (id: string) => call<unknown>('POST', `${sessionPath(id)}/interrupt`, {}),
+  answer: (id: string, requestId: string, behavior: 'allow' | 'deny') =>
+    call<unknown>('POST', `${sessionPath(id)}/permissions/${encodeURIComponent(requestId)}`, { behavior }),
+  eventsUrl: (id: string) => withToken(`${sessionPath(id)}/events`),
+};

@@ -1,0 +1,121 @@
+/**
+ * The page: the session's SSE events, folded by the same `rxagent/ui` reducer every UI uses
+ * (`toViewStamped`), rendered once per animation frame at most; the composer, Allow/Deny, Stop.
+ * The session is the one in the URL (`?session=`), else the newest live one, so a reload or a
+ * second tab shows the same run; the URL is updated to name it.
+ */
+import { animationFrameScheduler, auditTime, combineLatest, interval, map, share, startWith } from 'rxjs';
+import { inputSummary } from '../../ui/inputSummary.js';
+import { emptyView, toViewStamped, type AgentView, type PermissionView } from '../../ui/index.js';
+import { api, type SessionInfo } from './api.js';
+import { h } from './dom.js';
+import { sessionEvents } from './events.js';
+import { ConversationRenderer, elapsedText } from './render.js';
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const conversation = byId<HTMLElement>('conversation');
+const permissionsEl = byId<HTMLElement>('permissions');
+const promptEl = byId<HTMLTextAreaElement>('prompt');
+const stopEl = byId<HTMLButtonElement>('stop');
+const statusEl = byId<HTMLElement>('status');
+const countersEl = byId<HTMLElement>('counters');
+const sessionEl = byId<HTMLElement>('session');
+
+function showError(message: string): void {
+  conversation.append(h('div', { class: 'notice warning', role: 'alert' }, message));
+}
+
+async function chooseSession(): Promise<SessionInfo> {
+  const wanted = new URLSearchParams(location.search).get('session');
+  if (wanted) return (await api.getSession(wanted)).session;
+  const { sessions } = await api.listSessions();
+  const session = sessions[0] ?? (await api.createSession()).session;
+  const url = new URL(location.href);
+  url.searchParams.set('session', session.sessionId);
+  history.replaceState(null, '', url);
+  return session;
+}
+
+function renderPermissions(sessionId: string, permissions: readonly PermissionView[]): void {
+  const shown = new Map([...permissionsEl.children].map((el) => [(el as HTMLElement).dataset['requestId'] ?? '', el]));
+  const wanted = new Set(permissions.map((p) => p.requestId));
+  for (const [id, el] of shown) if (!wanted.has(id)) el.remove();
+  for (const p of permissions) {
+    if (shown.has(p.requestId)) continue;
+    const allow = h('button', { type: 'button', class: 'allow' }, 'Allow');
+    const deny = h('button', { type: 'button', class: 'deny' }, 'Deny');
+    const answer = (behavior: 'allow' | 'deny') => {
+      allow.disabled = deny.disabled = true;
+      api.answer(sessionId, p.requestId, behavior).catch((error: Error) => showError(error.message));
+    };
+    allow.addEventListener('click', () => answer('allow'));
+    deny.addEventListener('click', () => answer('deny'));
+    permissionsEl.append(
+      h(
+        'div',
+        { class: 'permission', 'data-request-id': p.requestId, 'data-tool-name': p.toolName },
+        h('div', { class: 'what' }, h('strong', {}, p.toolName), ' ', h('code', {}, inputSummary(p.input)), h('div', { class: 'dim' }, p.reason)),
+        allow,
+        deny,
+      ),
+    );
+  }
+}
+
+function renderChrome(view: AgentView, connection: string): void {
+  const u = view.usage;
+  const tokensIn = u.inputTokens + u.cacheCreationInputTokens + u.cacheReadInputTokens;
+  countersEl.textContent = `${tokensIn.toLocaleString('en-US')} in · ${u.outputTokens.toLocaleString('en-US')} out tokens · $${view.costUsd.toFixed(4)}`;
+  const status = connection !== 'open' ? connection : view.running ? 'running' : 'idle';
+  statusEl.textContent = status;
+  statusEl.className = `status ${status}`;
+  stopEl.disabled = !view.running;
+}
+
+function tickElapsed(): void {
+  const now = Date.now();
+  for (const el of document.querySelectorAll<HTMLElement>('.tool[data-status="running"] .elapsed')) {
+    el.textContent = elapsedText(Number(el.dataset['started']), now);
+  }
+}
+
+async function start(): Promise<void> {
+  const session = await chooseSession();
+  sessionEl.textContent = `${session.model} · ${session.cwd} · session ${session.sessionId.slice(0, 8)}`;
+  const { events$, connection$ } = sessionEvents(api.eventsUrl(session.sessionId));
+  const view$ = events$.pipe(toViewStamped(), startWith(emptyView()), share());
+  const renderer = new ConversationRenderer(conversation);
+  let atBottom = true;
+  conversation.addEventListener('scroll', () => {
+    atBottom = conversation.scrollTop + conversation.clientHeight >= conversation.scrollHeight - 40;
+  });
+  // One DOM update per frame at most, however fast the deltas come.
+  combineLatest([view$, connection$])
+    .pipe(auditTime(0, animationFrameScheduler))
+    .subscribe(([view, connection]) => {
+      renderer.render(view);
+      renderPermissions(session.sessionId, view.permissions);
+      renderChrome(view, connection);
+      if (atBottom) conversation.scrollTop = conversation.scrollHeight;
+    });
+  interval(200).pipe(map(() => undefined)).subscribe(tickElapsed);
+
+  promptEl.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    const text = promptEl.value;
+    if (text.trim() === '') return;
+    promptEl.value = '';
+    atBottom = true;
+    api.prompt(session.sessionId, text).catch((error: Error) => {
+      promptEl.value = text;
+      showError(error.message);
+    });
+  });
+  stopEl.addEventListener('click', () => {
+    api.interrupt(session.sessionId).catch((error: Error) => showError(error.message));
+  });
+  document.body.dataset['ready'] = 'true';
+}
+
+start().catch((error: unknown) => showError(`Could not start: ${error instanceof Error ? error.message : String(error)}`));

@@ -1,0 +1,92 @@
+/**
+ * The HTTP API (all JSON; errors are `{ "error": { "type", "message" } }` with a 4xx status):
+ *
+ *   GET  /api/sessions                          live sessions (newest first) and stored ones
+ *   POST /api/sessions            {prompt?, resume?}  a new session (or a stored one resumed), 201
+ *   GET  /api/sessions/:id                      one live session
+ *   POST /api/sessions/:id/prompt {text}        submit a prompt, 202
+ *   POST /api/sessions/:id/permissions/:req {behavior: "allow"|"deny", message?}
+ *   POST /api/sessions/:id/interrupt            stop the running turn
+ *   GET  /api/sessions/:id/events               Server-Sent Events, resumable (Last-Event-ID)
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { SessionHub } from './hub.js';
+import { HttpError, readJson, sendJson } from './http.js';
+import type { ServeSession } from './session.js';
+import { resumeIdOf, streamEvents } from './sse.js';
+
+export interface StoredSession {
+  readonly sessionId: string;
+  readonly modifiedAt: string;
+}
+
+export interface ApiContext {
+  readonly hub: SessionHub;
+  readonly listStored: () => Promise<readonly StoredSession[]>;
+  /** Registers an open event stream so stopping the server can end it; returns the unregister function. */
+  readonly trackStream: (end: () => void) => () => void;
+}
+
+const promptText = z.string().refine((t) => t.trim() !== '', 'must not be empty').refine((t) => t.length <= 200_000, 'is longer than 200000 characters');
+const createBody = z.strictObject({ prompt: promptText.optional(), resume: z.string().min(1).optional() });
+const promptBody = z.strictObject({ text: promptText });
+const answerBody = z.strictObject({ behavior: z.enum(['allow', 'deny']), message: z.string().optional() });
+const emptyBody = z.strictObject({});
+
+function sessionOr404(hub: SessionHub, id: string): ServeSession {
+  const session = hub.get(id);
+  if (!session) throw new HttpError(404, 'not_found', `no live session '${id}' (list them with GET /api/sessions; resume a stored one with POST /api/sessions {"resume": id})`);
+  return session;
+}
+
+const methodNotAllowed = (method: string, path: string) => new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}`);
+
+/** Handles `/api/...`; throws HttpError for anything it refuses. */
+export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const method = req.method ?? 'GET';
+  const parts = url.pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  // parts[0] === 'api'
+  if (parts[1] !== 'sessions') throw new HttpError(404, 'not_found', `no API route ${url.pathname}`);
+  const [, , id, action, requestId, extra] = parts;
+
+  if (id === undefined) {
+    if (method === 'GET') {
+      const stored = await ctx.listStored();
+      return sendJson(res, 200, { sessions: ctx.hub.list().map((s) => s.info()), stored });
+    }
+    if (method === 'POST') {
+      const body = await readJson(req, createBody);
+      const session = await ctx.hub.create(body.resume);
+      const started = body.prompt === undefined ? undefined : session.prompt(body.prompt);
+      return sendJson(res, 201, { session: session.info(), ...(started ? { prompt: started } : {}) });
+    }
+    throw methodNotAllowed(method, url.pathname);
+  }
+
+  const session = sessionOr404(ctx.hub, id);
+  if (action === undefined) {
+    if (method !== 'GET') throw methodNotAllowed(method, url.pathname);
+    return sendJson(res, 200, { session: session.info() });
+  }
+  if (action === 'events' && requestId === undefined) {
+    if (method !== 'GET') throw methodNotAllowed(method, url.pathname);
+    return streamEvents(req, res, session, resumeIdOf(req, url.searchParams), ctx.trackStream);
+  }
+  if (method !== 'POST') throw methodNotAllowed(method, url.pathname);
+  if (action === 'prompt' && requestId === undefined) {
+    const body = await readJson(req, promptBody);
+    return sendJson(res, 202, { prompt: session.prompt(body.text), session: session.info() });
+  }
+  if (action === 'interrupt' && requestId === undefined) {
+    await readJson(req, emptyBody);
+    return sendJson(res, 200, { interrupted: session.interrupt() });
+  }
+  if (action === 'permissions' && requestId !== undefined && extra === undefined) {
+    const body = await readJson(req, answerBody);
+    const answer = body.behavior === 'allow' ? { behavior: 'allow' as const } : { behavior: 'deny' as const, ...(body.message ? { message: body.message } : {}) };
+    if (!session.answer(requestId, answer)) throw new HttpError(404, 'not_found', `no permission request '${requestId}' is waiting (answered, cancelled, or unknown)`);
+    return sendJson(res, 200, { answered: requestId, behavior: body.behavior });
+  }
+  throw new HttpError(404, 'not_found', `no API route ${url.pathname}`);
+}

@@ -1,0 +1,191 @@
+/**
+ * One served session: a prepared run (its transcript, tools, permissions), its turns, and the
+ * log of every event it produced. The session subscribes to each turn's events ONCE; every tab
+ * reads the log (what it missed, by event id) and then the live feed, so tabs share the run and
+ * a tab that leaves changes nothing. Permission questions go out as events of the same log and
+ * wait for an answer over HTTP.
+ *
+ * A prompt while a turn runs is handed to that turn (queued, absorbed after its tool batch); one
+ * the turn can no longer take starts the next turn. `interrupt()` aborts the running turn (its
+ * terminal and transcript are kept); `close()` ends it and releases the run.
+ */
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import { createAgentTreeRun } from '../agents/createAgentTreeRun.js';
+import type { PreparedRun } from '../cli/buildRun.js';
+import type { LoopEvent, TerminalEvent } from '../loop/types.js';
+import type { PermissionAnswer } from '../permissions/createPermissionPolicy.js';
+import type { PermissionChannel } from '../ui/permissionChannel.js';
+import type { ViewEvent } from '../ui/types.js';
+
+/** One entry of the session's log: its SSE id, when it happened, the event. */
+export interface LoggedEvent {
+  readonly id: number;
+  readonly at: number;
+  readonly event: ViewEvent;
+}
+
+export interface SessionInfoView {
+  readonly sessionId: string;
+  readonly model: string;
+  readonly cwd: string;
+  readonly running: boolean;
+  readonly createdAt: number;
+  readonly lastEventId: number;
+  /** The first prompt, for a list. */
+  readonly title: string;
+  readonly pendingPermissions: number;
+}
+
+export interface PromptAnswer {
+  /** 'joined': handed to the running turn; 'started': began a turn; 'queued': waits for the running turn to end. */
+  readonly status: 'joined' | 'started' | 'queued';
+  readonly commandId?: string;
+}
+
+/**
+ * The terminal as the log keeps it: its final history cut to the last assistant message on (all
+ * a view reads of it), so replaying a long session does not resend the history at every turn.
+ */
+function compactTerminal(event: TerminalEvent): TerminalEvent {
+  const messages = event.messages;
+  if (!messages) return event;
+  let last = messages.length - 1;
+  while (last > 0 && messages[last]!.role !== 'assistant') last--;
+  return { ...event, messages: messages.slice(Math.max(0, last)) };
+}
+
+export class ServeSession {
+  readonly createdAt = Date.now();
+  private readonly log: LoggedEvent[] = [];
+  private readonly live = new Subject<LoggedEvent>();
+  private current: { controller: AbortController; subscription: Subscription; submit: (text: string) => string | undefined; ended: Promise<void> } | undefined;
+  private readonly waitingPrompts: string[] = [];
+  private title = '';
+  private closed = false;
+  private readonly permissionSubscription: Subscription;
+  private pending = new Set<string>();
+
+  constructor(
+    private readonly run: PreparedRun,
+    private readonly permissions: PermissionChannel,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.permissionSubscription = permissions.events$.subscribe((event) => {
+      if (event.type === 'permission_request') this.pending.add(event.requestId);
+      else this.pending.delete(event.requestId);
+      this.append(event);
+    });
+  }
+
+  get sessionId(): string {
+    return this.run.sessionId;
+  }
+
+  info(): SessionInfoView {
+    return {
+      sessionId: this.run.sessionId,
+      model: this.run.model,
+      cwd: this.run.cwd,
+      running: this.current !== undefined,
+      createdAt: this.createdAt,
+      lastEventId: this.log.length,
+      title: this.title,
+      pendingPermissions: this.pending.size,
+    };
+  }
+
+  /** Events after `afterId` (what a reconnecting tab missed), then the live ones. */
+  events(afterId: number): { readonly missed: readonly LoggedEvent[]; readonly live$: Observable<LoggedEvent> } {
+    return { missed: this.log.slice(Math.max(0, afterId)), live$: this.live.asObservable() };
+  }
+
+  /** Adds a note the loop did not emit (a warning while the run was being built, an internal failure). */
+  warn(message: string): void {
+    this.append({ type: 'warning', message, chainId: '', depth: 0 });
+  }
+
+  prompt(text: string): PromptAnswer {
+    if (this.closed) throw new Error('the session is closed');
+    if (this.title === '') this.title = text.length > 80 ? `${text.slice(0, 77)}...` : text;
+    if (this.current) {
+      const commandId = this.current.submit(text);
+      if (commandId !== undefined) return { status: 'joined', commandId };
+      this.waitingPrompts.push(text);
+      return { status: 'queued' };
+    }
+    this.startTurn(text);
+    return { status: 'started' };
+  }
+
+  answer(requestId: string, answer: PermissionAnswer): boolean {
+    return this.permissions.answer(requestId, answer);
+  }
+
+  /** Aborts the running turn; false when none runs. */
+  interrupt(): boolean {
+    if (!this.current) return false;
+    this.waitingPrompts.length = 0;
+    this.current.controller.abort();
+    return true;
+  }
+
+  /** Ends the running turn (terminal and transcript kept) and releases the run. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.waitingPrompts.length = 0;
+    this.permissions.denyAll('The server is stopping.');
+    const running = this.current;
+    running?.controller.abort();
+    await running?.ended;
+    this.permissionSubscription.unsubscribe();
+    this.live.complete();
+    await this.run.close();
+  }
+
+  private append(event: ViewEvent): void {
+    const entry: LoggedEvent = { id: this.log.length + 1, at: this.now(), event: event.type === 'terminal' ? compactTerminal(event) : event };
+    this.log.push(entry);
+    this.live.next(entry);
+  }
+
+  private startTurn(prompt: string): void {
+    const controller = new AbortController();
+    const agentRun = createAgentTreeRun(this.run.loopOptions(prompt, controller.signal));
+    let resolveEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+    const finish = () => {
+      this.current = undefined;
+      resolveEnded();
+      const next = this.waitingPrompts.shift();
+      if (next !== undefined && !this.closed) this.startTurn(next);
+    };
+    const submitted = new Map<string, string>();
+    const turn = {
+      controller,
+      ended,
+      subscription: undefined as unknown as Subscription,
+      submit: (text: string) => {
+        const handle = agentRun.submit(text);
+        if (!handle.accepted) return undefined;
+        submitted.set(handle.id, text);
+        return handle.id;
+      },
+    };
+    this.current = turn;
+    turn.subscription = agentRun.events$.subscribe({
+      next: (event: LoopEvent) => {
+        if (event.type === 'terminal' && event.messages) this.run.history = event.messages;
+        // A submission the turn ended before absorbing is not lost: it starts the next turn.
+        const discarded = event.type === 'command_lifecycle' && event.status === 'discarded' ? submitted.get(event.id) : undefined;
+        if (discarded !== undefined && !controller.signal.aborted) this.waitingPrompts.push(discarded);
+        this.append(event);
+      },
+      error: (error: unknown) => {
+        this.warn(`the turn failed: ${error instanceof Error ? error.message : String(error)}`);
+        finish();
+      },
+      complete: finish,
+    });
+  }
+}
