@@ -175,7 +175,7 @@ describe('rxagent serve in a real browser', () => {
     await request.getByRole('button', { name: 'Allow' }).click();
     await page.locator('.tool[data-tool-name="Bash"][data-status="running"]').waitFor();
     const pidFile = join(sandbox.cwd, 'sleep.pid');
-    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the tool wrote its pid');
+    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the tool writing its pid' });
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     const alive = () => {
       try {
@@ -191,7 +191,7 @@ describe('rxagent serve in a real browser', () => {
     await page.locator('.tool[data-tool-name="Bash"][data-status="cancelled"]').waitFor({ timeout: 10_000 });
     await lastTurnEnd(page).waitFor({ timeout: 10_000 });
     expect(await lastTurnEnd(page).getAttribute('data-reason')).toMatch(/^aborted_/);
-    await eventually(() => !alive(), `process ${pid} ended`, 10_000);
+    await eventually(() => !alive(), { what: `the end of process ${pid}`, timeoutMs: 10_000 });
     expect(await page.locator('#stop').isDisabled()).toBe(true);
     await page.close();
   });

@@ -53,12 +53,8 @@ export function startServe(args: readonly string[], options: { cwd: string; home
   });
 }
 
-/** A promise and its resolver: tests hold a scripted response's end until an event of theirs. */
-export function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
+export { gate } from '../../src/testing/gate.js';
+export { eventually } from '../eventually.js';
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -109,15 +105,6 @@ export async function launchBrowser(): Promise<Browser> {
 
 /** Where the tests' screenshots go (look at them; one is kept in docs/ for the README). */
 export const SCREENSHOTS = process.env['RXAGENT_SCREENSHOTS'] ?? join(tmpdir(), 'rxagent-serve-screenshots');
-
-/** Waits until `check` holds, polling real state (a process's end) with a generous bound. */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 export interface SseEvent {
   readonly id: number;
