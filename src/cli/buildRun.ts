@@ -300,5 +300,8 @@ export function describeRun(run: PreparedRun): RunDescription {
     tools: [...run.toolNames],
     permissionMode: run.permissionMode,
     apiKeySource: run.apiKeySource,
+    version: packageVersion(),
+    agents: run.agents.map((a) => a.name),
+    maxOutputTokens: DEFAULT_MAX_TOKENS,
   };
 }

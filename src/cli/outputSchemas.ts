@@ -21,7 +21,18 @@ export const initLineSchema = z.strictObject({
   permissionMode: z.string(),
   apiKeySource: z.string(),
   output_style: z.string(),
+  /** rxagent's own version (the SDK's type names the field after Claude Code). */
+  claude_code_version: z.string(),
+  mcp_servers: z.array(z.looseObject({ name: z.string(), status: z.string() })),
+  slash_commands: z.array(z.string()),
+  skills: z.array(z.string()),
+  plugins: z.array(z.looseObject({ name: z.string(), path: z.string() })),
+  agents: z.array(z.string()),
+  betas: z.array(z.string()).optional(),
 });
+
+/** The SDK's kinds of API failure (`SDKAssistantMessageError`) that rxagent reports on retries. */
+export const RETRY_ERRORS = ['overloaded', 'rate_limit', 'server_error', 'authentication_failed', 'billing_error', 'invalid_request', 'model_not_found', 'unknown'] as const;
 
 export const assistantLineSchema = z.strictObject({
   type: z.literal('assistant'),
@@ -34,6 +45,7 @@ export const assistantLineSchema = z.strictObject({
     model: z.string(),
     content: z.array(contentBlockSchema),
     stop_reason: z.string().nullable(),
+    stop_sequence: z.string().nullable(),
     usage: usageSchema,
   }),
 });
@@ -43,6 +55,8 @@ export const userLineSchema = z.strictObject({
   ...base,
   parent_tool_use_id: z.string().nullable(),
   message: z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(contentBlockSchema)]) }),
+  /** On tool result lines: what the tool returned, as the model got it. */
+  tool_use_result: z.unknown().optional(),
 });
 
 /** `--replay-user-messages`: a stream-json user line echoed back, marked as a replay. */
@@ -63,7 +77,7 @@ export const apiRetryLineSchema = z.strictObject({
   max_retries: z.number().int().nonnegative(),
   retry_delay_ms: z.number().nonnegative(),
   error_status: z.number().int().nullable(),
-  error: z.string(),
+  error: z.enum(RETRY_ERRORS),
   /** rxagent addition: true when the partial response already printed must be discarded. */
   discard_partial: z.boolean(),
 });
@@ -89,6 +103,20 @@ export const warningLineSchema = z.strictObject({
   message: z.string(),
 });
 
+/** One model's share of a run (the SDK's `ModelUsage`). */
+export const modelUsageSchema = z.strictObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+  webSearchRequests: z.number(),
+  costUSD: z.number(),
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
+});
+export type ModelUsage = z.infer<typeof modelUsageSchema>;
+export type RetryError = (typeof RETRY_ERRORS)[number];
+
 export const RESULT_SUBTYPES = ['success', 'error_max_turns', 'error_during_execution', 'error_max_budget_usd'] as const;
 export type ResultSubtype = (typeof RESULT_SUBTYPES)[number];
 
@@ -110,6 +138,8 @@ export const resultLineSchema = z.strictObject({
     cache_creation_input_tokens: z.number(),
     cache_read_input_tokens: z.number(),
   }),
+  /** Per model that answered: tokens, cost, context window (the SDK's `ModelUsage`). */
+  modelUsage: z.record(z.string(), modelUsageSchema),
   permission_denials: z.array(z.looseObject({ tool_name: z.string(), tool_use_id: z.string() })),
   errors: z.array(z.string()).optional(),
 });

@@ -6,7 +6,8 @@
  */
 import type { LoopError, TerminalEvent, TerminalReason } from '../../loop/types.js';
 import { assertNever } from '../../util/assertNever.js';
-import type { ResultLine, ResultSubtype } from '../outputSchemas.js';
+import type { ModelUsage, ResultLine, ResultSubtype } from '../outputSchemas.js';
+import { resultUsage } from './sdkShapes.js';
 
 export interface PermissionDenial {
   readonly tool_name: string;
@@ -24,6 +25,8 @@ export interface ResultFacts {
   /** Wall time of the whole run (the loop's own figure when absent). */
   readonly durationMs?: number;
   readonly permissionDenials: readonly PermissionDenial[];
+  /** Usage per model that answered (empty when no response came). */
+  readonly modelUsage?: Readonly<Record<string, ModelUsage>>;
 }
 
 export function resultSubtypeOf(reason: TerminalReason): ResultSubtype {
@@ -98,12 +101,8 @@ export function buildResultLine(terminal: TerminalEvent, facts: ResultFacts): Re
     duration_ms: Math.max(0, Math.round(facts.durationMs ?? terminal.durationMs)),
     duration_api_ms: Math.max(0, Math.round(facts.durationApiMs)),
     total_cost_usd: terminal.costUsd,
-    usage: {
-      input_tokens: terminal.usage.inputTokens,
-      output_tokens: terminal.usage.outputTokens,
-      cache_creation_input_tokens: terminal.usage.cacheCreationInputTokens,
-      cache_read_input_tokens: terminal.usage.cacheReadInputTokens,
-    },
+    usage: resultUsage(terminal.usage, Object.values(facts.modelUsage ?? {}).reduce((n, m) => n + m.webSearchRequests, 0)),
+    modelUsage: { ...facts.modelUsage },
     permission_denials: facts.permissionDenials.map((d) => ({ ...d })),
     ...(errors ? { errors } : {}),
   };

@@ -27,6 +27,7 @@ import type { ApiRetryEvent } from '../../transport/types.js';
 import { assertNever } from '../../util/assertNever.js';
 import type { InitLine, OutputLine } from '../outputSchemas.js';
 import { rawEventsOf } from './partialEvent.js';
+import { createModelUsage, fullUsage, sdkRetryError } from './sdkShapes.js';
 import { buildResultLine, type PermissionDenial } from './resultLine.js';
 
 export interface RunDescription {
@@ -36,6 +37,15 @@ export interface RunDescription {
   readonly tools: readonly string[];
   readonly permissionMode: string;
   readonly apiKeySource: string;
+  /** rxagent's version (printed as `claude_code_version`). */
+  readonly version?: string;
+  /** Subagent names the Agent tool offers. */
+  readonly agents?: readonly string[];
+  readonly mcpServers?: ReadonlyArray<{ readonly name: string; readonly status: string }>;
+  readonly slashCommands?: readonly string[];
+  readonly betas?: readonly string[];
+  /** `max_tokens` of each request (the SDK's modelUsage reports it). */
+  readonly maxOutputTokens?: number;
 }
 
 export interface StreamJsonOptions {
@@ -44,6 +54,8 @@ export interface StreamJsonOptions {
   readonly now: () => number;
   /** Set for a subagent's mapper: the Agent call that started it (null: the top-level run). */
   readonly parentToolUseId?: string;
+  /** Shared by a run's mapper and its subagents' (the result counts the whole tree). */
+  readonly modelUsage?: ReturnType<typeof createModelUsage>;
 }
 
 export function initLine(run: RunDescription, uuid: string): InitLine {
@@ -58,6 +70,13 @@ export function initLine(run: RunDescription, uuid: string): InitLine {
     permissionMode: run.permissionMode,
     apiKeySource: run.apiKeySource,
     output_style: 'default',
+    claude_code_version: run.version ?? '',
+    mcp_servers: (run.mcpServers ?? []).map((s) => ({ name: s.name, status: s.status })),
+    slash_commands: [...(run.slashCommands ?? [])],
+    skills: [],
+    plugins: [],
+    agents: [...(run.agents ?? [])],
+    ...(run.betas && run.betas.length > 0 ? { betas: [...run.betas] } : {}),
   };
 }
 
@@ -69,10 +88,15 @@ export interface StreamJsonMapper {
   recordDenial(denial: PermissionDenial): void;
 }
 
-/** Drops fields our assembly adds (`invalid`) so the block is exactly what the API would send. */
+/**
+ * The block as the API's complete message has it: fields our assembly adds (`invalid`) dropped,
+ * and a text block's `citations: null`, which the non-streaming body carries and streaming
+ * omits (the SDK's message type requires it).
+ */
 function plainBlock(block: AssemblyEvent & { type: 'block' }): AssistantContentBlock {
   const b = block.block;
   if (b.type === 'tool_use') return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
+  if (b.type === 'text' && !('citations' in b)) return { ...b, citations: null };
   return b;
 }
 
@@ -91,6 +115,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
   /** Loop message uuid -> uuids of the lines that showed it (for tombstones). */
   const linesOfMessage = new Map<string, string[]>();
   const denials: PermissionDenial[] = [];
+  const modelUsage = options.modelUsage ?? createModelUsage(run.maxOutputTokens ?? 0);
 
   const retryLine = (retry: ApiRetryEvent | Omit<ApiRetryEvent, 'type'>, discardPartial: boolean): OutputLine => ({
     type: 'system',
@@ -101,16 +126,17 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
     max_retries: retry.maxRetries,
     retry_delay_ms: retry.delayMs,
     error_status: retry.status ?? null,
-    error: retry.errorType,
+    error: sdkRetryError(retry.errorType, retry.status),
     discard_partial: discardPartial,
   });
 
-  const userLine = (content: ContentBlock[], uuid: string): OutputLine => ({
+  const userLine = (content: ContentBlock[], uuid: string, toolUseResult?: unknown): OutputLine => ({
     type: 'user',
     session_id: sessionId,
     uuid,
     parent_tool_use_id: parentId,
     message: { role: 'user', content },
+    ...(toolUseResult === undefined ? {} : { tool_use_result: toolUseResult }),
   });
 
   const modelLines = (event: AssemblyEvent): OutputLine[] => {
@@ -138,8 +164,14 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
             role: 'assistant',
             model: current?.model ?? run.model,
             content: [plainBlock(event)],
+            // Known at message_delta only; Claude Code prints these lines before it, with nulls too.
             stop_reason: null,
-            usage: current?.usage ?? {},
+            stop_sequence: null,
+            container: null,
+            context_management: null,
+            diagnostics: null,
+            stop_details: null,
+            usage: fullUsage(current?.usage ?? {}),
           },
         });
         break;
@@ -158,7 +190,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
   };
 
   const result = (terminal: TerminalEvent) =>
-    buildResultLine(terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials });
+    buildResultLine(terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials, modelUsage: modelUsage.snapshot() });
 
   const childLines = (event: LoopEvent): OutputLine[] | undefined => {
     let data = subagentEventOf(event);
@@ -170,7 +202,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
     }
     let child = children.get(key);
     if (!child) {
-      child = createStreamJsonMapper(run, { ...options, parentToolUseId: data.parentToolUseId });
+      child = createStreamJsonMapper(run, { ...options, parentToolUseId: data.parentToolUseId, modelUsage });
       children.set(key, child);
     }
     const lines = child.map(data.event);
@@ -195,6 +227,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
         return [retryLine(event.retry, printed || options.includePartialMessages)];
       }
       case 'assistant_message':
+        modelUsage.add(event.message.model, event.message.usage);
         // The API time of an iteration: from its start to its complete response (retries included).
         stopReason = event.message.stop_reason;
         if (iterationStartedAt !== undefined) apiMs += now() - iterationStartedAt;
@@ -210,7 +243,8 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
       case 'tool_result': {
         const uuid = newUuid();
         printedToolResults.set(event.toolUseId, uuid);
-        return [userLine([event.result], uuid)];
+        // The SDK's tool_use_result: the result as the model got it (the tool's own structured output is not in the event).
+        return [userLine([event.result], uuid, event.result.content ?? '')];
       }
       case 'user_message': {
         const content = typeof event.message.content === 'string' ? [{ type: 'text' as const, text: event.message.content }] : event.message.content;
