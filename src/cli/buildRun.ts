@@ -31,6 +31,7 @@ import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } f
 import { DEFAULT_MAX_TOKENS, type CliOptions, type PermissionModeName } from './args.js';
 import type { PermissionDenial } from './output/resultLine.js';
 import { composeSystemPrompt } from './systemPrompt.js';
+import { createStructuredOutput, STRUCTURED_OUTPUT_TOOL, type StructuredOutputState } from './structuredOutput.js';
 import { childPermissionMode, createChildTranscripts, loadCliAgentDefinitions } from './subagents.js';
 import { packageVersion } from './version.js';
 
@@ -69,7 +70,9 @@ export interface PreparedRun {
   readonly agents: ReadonlyArray<{ readonly name: string; readonly description: string; readonly model?: string }>;
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
-  /** `agentLoopWithSubagents` options for one user turn. */
+  /** With `--json-schema`: where the current turn's structured answer stands. */
+  structuredOutput(): StructuredOutputState | undefined;
+  /** `agentLoopWithSubagents` options for one user turn (starting it resets the structured answer). */
   loopOptions(prompt: string | MessageParam, signal: AbortSignal): AgentTreeOptions;
   /** `set_model`: undefined goes back to the model the run started with. */
   setModel(model: string | undefined): void;
@@ -145,7 +148,8 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     const toolResultsDir = join(store.dir, sessionId, 'tool-results');
     mkdirSync(toolResultsDir, { recursive: true, mode: 0o700 });
     const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir });
-    const tools = createBuiltinTools(workspace, { only: toolNames });
+    const structured = options.jsonSchema === undefined ? undefined : createStructuredOutput(options.jsonSchema);
+    const tools = [...createBuiltinTools(workspace, { only: toolNames }), ...(structured ? [structured.tool] : [])];
     const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : [])];
 
     const onDenial = runEnv.onDenial;
@@ -156,7 +160,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         rules: {
           // Starting a subagent is allowed by itself: the child's own tool calls each go through
           // this same policy. Deny rules (`--disallowedTools Agent`) still win over this allow.
-          allow: [...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...settings.permissions.allow, ...options.allowedTools, ...sessionRules.allow],
+          allow: [...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...(structured ? [STRUCTURED_OUTPUT_TOOL] : []), ...settings.permissions.allow, ...options.allowedTools, ...sessionRules.allow],
           deny: [...settings.permissions.deny, ...options.disallowedTools, ...sessionRules.deny],
           ask: [...settings.permissions.ask, ...sessionRules.ask],
         },
@@ -200,7 +204,8 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       onWarning: runEnv.onWarning,
     });
     const governor = createContextGovernor({ client, sessionDir: join(store.dir, sessionId), tools });
-    const system = composeSystemPrompt(options.systemPrompt, options.appendSystemPrompt, {
+    const append = [options.appendSystemPrompt, structured?.instructions].filter((t) => t !== undefined && t !== '').join('\n\n');
+    const system = composeSystemPrompt(options.systemPrompt, append === '' ? undefined : append, {
       cwd,
       extraDirs: options.addDirs.map((d) => resolve(cwd, d)),
       platform: runEnv.platform,
@@ -224,28 +229,32 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       apiKeySource: 'ANTHROPIC_API_KEY',
       transcriptPath,
       history: session.messages,
-      loopOptions: (prompt, signal) => ({
-        model,
-        client: openedClient,
-        system,
-        tools,
-        messages: run.history,
-        prompt,
-        maxOutputTokens: DEFAULT_MAX_TOKENS,
-        hooks: { ...hooks.loopHooks, ...hooks.toolHooks },
-        // Reads the current policy at each call, so set_permission_mode reaches a running turn.
-        canUseTool: (toolName, input, ctx) => canUseTool(toolName, input, ctx),
-        contextGovernor: governor,
-        transcript: session.sink,
-        signal,
-        agents,
-        // Children inherit it through the agent tree.
-        interactive: runEnv.interactiveView === true,
-        ...thinkingFor(thinkingTokens, DEFAULT_MAX_TOKENS),
-        ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
-        ...(options.fallbackModel === undefined ? {} : { fallbackModel: options.fallbackModel }),
-        ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
-      }),
+      structuredOutput: () => structured?.state(),
+      loopOptions: (prompt, signal) => {
+        structured?.reset();
+        return {
+          model,
+          client: openedClient,
+          system,
+          tools,
+          messages: run.history,
+          prompt,
+          maxOutputTokens: DEFAULT_MAX_TOKENS,
+          hooks: { ...hooks.loopHooks, ...(structured ? { stop: structured.wrapStop(hooks.loopHooks.stop) } : {}), ...hooks.toolHooks },
+          // Reads the current policy at each call, so set_permission_mode reaches a running turn.
+          canUseTool: (toolName, input, ctx) => canUseTool(toolName, input, ctx),
+          contextGovernor: governor,
+          transcript: session.sink,
+          signal,
+          agents,
+          // Children inherit it through the agent tree.
+          interactive: runEnv.interactiveView === true,
+          ...thinkingFor(thinkingTokens, DEFAULT_MAX_TOKENS),
+          ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+          ...(options.fallbackModel === undefined ? {} : { fallbackModel: options.fallbackModel }),
+          ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+      };
+      },
       setModel: (next) => {
         model = next ?? options.model;
       },

@@ -125,6 +125,7 @@ async function runPrint(options: CliOptions): Promise<number> {
         includePartialMessages: options.includePartialMessages && options.outputFormat === 'stream-json',
         newUuid: randomUUID,
         now: Date.now,
+        structuredOutput: () => run?.structuredOutput(),
       },
     );
     mapperRef = mapper;

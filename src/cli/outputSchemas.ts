@@ -117,7 +117,7 @@ export const modelUsageSchema = z.strictObject({
 export type ModelUsage = z.infer<typeof modelUsageSchema>;
 export type RetryError = (typeof RETRY_ERRORS)[number];
 
-export const RESULT_SUBTYPES = ['success', 'error_max_turns', 'error_during_execution', 'error_max_budget_usd'] as const;
+export const RESULT_SUBTYPES = ['success', 'error_max_turns', 'error_during_execution', 'error_max_budget_usd', 'error_max_structured_output_retries'] as const;
 export type ResultSubtype = (typeof RESULT_SUBTYPES)[number];
 
 export const resultLineSchema = z.strictObject({
@@ -141,6 +141,8 @@ export const resultLineSchema = z.strictObject({
   /** Per model that answered: tokens, cost, context window (the SDK's `ModelUsage`). */
   modelUsage: z.record(z.string(), modelUsageSchema),
   permission_denials: z.array(z.looseObject({ tool_name: z.string(), tool_use_id: z.string() })),
+  /** With `--json-schema`: the answer, as the model gave it to the StructuredOutput tool. */
+  structured_output: z.unknown().optional(),
   errors: z.array(z.string()).optional(),
 });
 

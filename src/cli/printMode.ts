@@ -13,7 +13,7 @@ import type { LoopEvent, TerminalEvent } from '../loop/types.js';
 import type { CliOptions } from './args.js';
 import { describeRun, type PreparedRun } from './buildRun.js';
 import { internalErrorTerminal } from './output/internalTerminal.js';
-import { describeTerminal, exitCodeOf } from './output/resultLine.js';
+import { describeTerminal } from './output/resultLine.js';
 import { initLine, type StreamJsonMapper } from './output/streamJson.js';
 import type { OutputLine } from './outputSchemas.js';
 
@@ -63,13 +63,13 @@ export async function runPrintMode(
     throw new Error('the agent loop ended without a terminal event');
   }
   if (terminal.messages) run.history = terminal.messages;
-  const code = exitCodeOf(terminal.reason);
+  const code = resultLine.is_error ? 1 : 0;
   if (collected) io.writeOut(JSON.stringify(collected) + '\n');
   else if (options.outputFormat === 'json') emit(resultLine);
   if (options.outputFormat === 'text' && code === 0) {
     const text = resultLine.result ?? '';
     io.writeOut(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   }
-  if (code !== 0) io.writeErr(`rxagent: ${describeTerminal(terminal)}\n`);
+  if (code !== 0) io.writeErr(`rxagent: ${resultLine.errors?.[0] ?? describeTerminal(terminal)}\n`);
   return code;
 }

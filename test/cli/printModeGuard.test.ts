@@ -22,6 +22,7 @@ test('a loop that errors instead of ending with a terminal still yields one erro
     setModel: () => {},
     setPermissionMode: () => {},
     setMaxThinkingTokens: () => {},
+    structuredOutput: () => undefined,
     addSessionRules: () => {},
     close: async () => {},
   };

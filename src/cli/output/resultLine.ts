@@ -8,6 +8,7 @@ import type { LoopError, TerminalEvent, TerminalReason } from '../../loop/types.
 import { assertNever } from '../../util/assertNever.js';
 import type { ModelUsage, ResultLine, ResultSubtype } from '../outputSchemas.js';
 import { resultUsage } from './sdkShapes.js';
+import type { StructuredOutputState } from '../structuredOutput.js';
 
 export interface PermissionDenial {
   readonly tool_name: string;
@@ -27,6 +28,8 @@ export interface ResultFacts {
   readonly permissionDenials: readonly PermissionDenial[];
   /** Usage per model that answered (empty when no response came). */
   readonly modelUsage?: Readonly<Record<string, ModelUsage>>;
+  /** With `--json-schema`: the turn's structured answer, or why there is none. */
+  readonly structuredOutput?: StructuredOutputState;
 }
 
 export function resultSubtypeOf(reason: TerminalReason): ResultSubtype {
@@ -83,9 +86,12 @@ function describeError(reason: TerminalReason, error: LoopError): string {
 }
 
 export function buildResultLine(terminal: TerminalEvent, facts: ResultFacts): ResultLine {
-  const subtype = resultSubtypeOf(terminal.reason);
+  const structured = facts.structuredOutput;
+  // A turn that ended well but without a valid structured answer is the structured-output error.
+  const structuredFailed = structured?.status === 'failed' && resultSubtypeOf(terminal.reason) === 'success';
+  const subtype = structuredFailed ? 'error_max_structured_output_retries' : resultSubtypeOf(terminal.reason);
   const isError = subtype !== 'success';
-  const errors = isError ? [describeTerminal(terminal)] : undefined;
+  const errors = structuredFailed ? [`Structured output failed: ${structured.reason}.`] : isError ? [describeTerminal(terminal)] : undefined;
   return {
     type: 'result',
     subtype,
@@ -104,6 +110,7 @@ export function buildResultLine(terminal: TerminalEvent, facts: ResultFacts): Re
     usage: resultUsage(terminal.usage, Object.values(facts.modelUsage ?? {}).reduce((n, m) => n + m.webSearchRequests, 0)),
     modelUsage: { ...facts.modelUsage },
     permission_denials: facts.permissionDenials.map((d) => ({ ...d })),
+    ...(structured?.status === 'provided' && !isError ? { structured_output: structured.value } : {}),
     ...(errors ? { errors } : {}),
   };
 }

@@ -28,6 +28,7 @@ import { assertNever } from '../../util/assertNever.js';
 import type { InitLine, OutputLine } from '../outputSchemas.js';
 import { rawEventsOf } from './partialEvent.js';
 import { createModelUsage, fullUsage, sdkRetryError } from './sdkShapes.js';
+import type { StructuredOutputState } from '../structuredOutput.js';
 import { buildResultLine, type PermissionDenial } from './resultLine.js';
 
 export interface RunDescription {
@@ -54,6 +55,8 @@ export interface StreamJsonOptions {
   readonly now: () => number;
   /** Set for a subagent's mapper: the Agent call that started it (null: the top-level run). */
   readonly parentToolUseId?: string;
+  /** With `--json-schema`: the turn's structured answer when the result is built. */
+  readonly structuredOutput?: () => StructuredOutputState | undefined;
   /** Shared by a run's mapper and its subagents' (the result counts the whole tree). */
   readonly modelUsage?: ReturnType<typeof createModelUsage>;
 }
@@ -189,8 +192,12 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
     return lines;
   };
 
+  const structuredFact = (): { structuredOutput?: StructuredOutputState } => {
+    const state = options.structuredOutput?.();
+    return state ? { structuredOutput: state } : {};
+  };
   const result = (terminal: TerminalEvent) =>
-    buildResultLine(terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials, modelUsage: modelUsage.snapshot() });
+    buildResultLine(terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials, modelUsage: modelUsage.snapshot(), ...structuredFact() });
 
   const childLines = (event: LoopEvent): OutputLine[] | undefined => {
     let data = subagentEventOf(event);

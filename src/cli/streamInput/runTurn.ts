@@ -12,7 +12,6 @@ import type { MessageParam } from '../../protocol/content.js';
 import { describeRun, type PreparedRun } from '../buildRun.js';
 import { createStreamJsonMapper, initLine, type StreamJsonMapper } from '../output/streamJson.js';
 import { internalErrorTerminal } from '../output/internalTerminal.js';
-import { exitCodeOf } from '../output/resultLine.js';
 import type { OutputLine } from '../outputSchemas.js';
 
 export interface TurnOptions {
@@ -39,10 +38,12 @@ export function startTurn(options: TurnOptions): RunningTurn {
     includePartialMessages: options.includePartialMessages,
     newUuid: randomUUID,
     now: Date.now,
+    structuredOutput: () => run.structuredOutput(),
   });
   emit(initLine(describeRun(run), randomUUID()));
   const agentRun = createAgentTreeRun(run.loopOptions(options.prompt, controller.signal));
   let terminal: TerminalEvent | undefined;
+  let failed = true;
   let subscription: Subscription | undefined;
   const startedAt = Date.now();
 
@@ -51,7 +52,10 @@ export function startTurn(options: TurnOptions): RunningTurn {
       terminal = event;
       if (event.messages) run.history = event.messages;
     }
-    for (const line of mapper.map(event)) emit(line);
+    for (const line of mapper.map(event)) {
+      if (line.type === 'result') failed = line.is_error;
+      emit(line);
+    }
   };
 
   const done = new Promise<0 | 1>((resolve) => {
@@ -64,7 +68,7 @@ export function startTurn(options: TurnOptions): RunningTurn {
         }
         resolve(1);
       },
-      complete: () => resolve(terminal ? exitCodeOf(terminal.reason) : 1),
+      complete: () => resolve(terminal && !failed ? 0 : 1),
     });
   });
 
