@@ -355,7 +355,7 @@ process.stdin.on('end', () => { appendFileSync(${JSON.stringify(log)}, input.tri
       expect(JSON.stringify(run.server.requests[1]!.body!.messages)).toBe(JSON.stringify(run.server.requests[0]!.body!.messages));
       expect(run.stdout).not.toContain('PARTIAL');
       expect(system(run.lines, 'api_retry')).toHaveLength(1);
-      expect(only(run.lines, 'assistant').map((l) => l.message.content)).toEqual([[{ type: 'text', text: 'CLEAN_ANSWER' }]]);
+      expect(only(run.lines, 'assistant').map((l) => l.message.content)).toEqual([[{ type: 'text', text: 'CLEAN_ANSWER', citations: null }]]);
       expect(resultOf(run)).toMatchObject({ subtype: 'success', result: 'CLEAN_ANSWER' });
     });
   }
