@@ -75,6 +75,8 @@ export class ServeSession {
       else this.pending.delete(event.requestId);
       this.append(event);
     });
+    // A resumed session shows what was said before.
+    if (run.history.length > 0) this.append({ type: 'history', messages: run.history });
   }
 
   get sessionId(): string {

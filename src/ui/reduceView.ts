@@ -17,7 +17,8 @@ import { reduceAssistantMessage, reduceModelEvent } from './reduceStream.js';
 import { settleAtEnd } from './settleAtEnd.js';
 import { cancelUnfinished, finishTool, progressTool, startTool } from './reduceTools.js';
 import type { AgentView, MessageView, NoticeItem, TerminalSummary, TurnView, ViewEvent } from './types.js';
-import { appendItem, replaceAt, streamingMessageIndex, takeKey, updateOpenTurn } from './viewState.js';
+import { reduceHistory } from './reduceHistory.js';
+import { appendItem, isOpen, replaceAt, streamingMessageIndex, takeKey, updateOpenTurn } from './viewState.js';
 
 export { emptyView } from './viewState.js';
 
@@ -44,7 +45,7 @@ function applyTombstone(view: AgentView, uuids: readonly string[]): AgentView {
   const turns = view.turns.map((turn, index) => {
     const kept = turn.items.filter((item) => !isGone(item));
     const cleaned = kept.length === turn.items.length ? turn : { ...turn, items: kept };
-    return index === view.turns.length - 1 && turn.terminal === undefined ? retractStreaming(cleaned) : cleaned;
+    return index === view.turns.length - 1 && isOpen(turn) ? retractStreaming(cleaned) : cleaned;
   });
   return turns.every((t, i) => t === view.turns[i]) ? view : { ...view, turns };
 }
@@ -167,6 +168,8 @@ export function reduceView(view: AgentView, event: ViewEvent, at?: number): Agen
           { requestId: event.requestId, toolUseId: event.toolUseId, toolName: event.toolName, input: event.input, reason: event.reason },
         ],
       };
+    case 'history':
+      return reduceHistory(view, event.messages);
     case 'permission_settled': {
       const permissions = view.permissions.filter((p) => p.requestId !== event.requestId);
       return permissions.length === view.permissions.length ? view : { ...view, permissions };

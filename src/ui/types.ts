@@ -9,6 +9,7 @@
  * thinking, tool calls). A tool call carries its whole life: input, status, progress, result,
  * duration, an Edit/Write diff and, for an Agent call, the subagent's own nested view.
  */
+import type { MessageParam } from '../protocol/content.js';
 import type { CompactTrigger, LoopError, LoopEvent, TerminalReason, UsageTotals, UserMessageReason } from '../loop/types.js';
 
 /** A tool call's life: the block closed (`pending`, maybe awaiting approval), it ran, it ended one way. */
@@ -127,6 +128,8 @@ export interface TurnView {
   /** The loop's iteration count so far (from `iteration_start`). */
   readonly iterations: number;
   readonly terminal: TerminalSummary | undefined;
+  /** The conversation a resumed session started from: ended, with no terminal of its own. */
+  readonly fromHistory: boolean;
 }
 
 /** A tool call waiting for a person's answer. */
@@ -176,8 +179,14 @@ export type PermissionEvent =
       readonly behavior: 'allow' | 'deny' | 'cancelled';
     };
 
-/** What `reduceView` folds: the loop's (and the tree's) events and the host's permission events. */
-export type ViewEvent = LoopEvent | PermissionEvent;
+/** The earlier conversation of a resumed session, shown before its new turns. */
+export interface HistoryEvent {
+  readonly type: 'history';
+  readonly messages: readonly MessageParam[];
+}
+
+/** What `reduceView` folds: the loop's (and the tree's) events, the host's permission and history events. */
+export type ViewEvent = LoopEvent | PermissionEvent | HistoryEvent;
 
 /** An event with the time it happened (ms since epoch), as the server ships them. */
 export interface StampedEvent {

@@ -33,12 +33,15 @@ export function takeKey(view: AgentView, prefix: string): [string, AgentView] {
   return [`${prefix}${n}`, { ...view, internal: { ...view.internal, nextKey: n + 1 } }];
 }
 
+/** A turn events still go to: not ended, not the history of a resumed session. */
+export const isOpen = (turn: TurnView): boolean => turn.terminal === undefined && !turn.fromHistory;
+
 /** The view with an open (not yet ended) last turn: a new one after an ended turn or at the start. */
 export function withOpenTurn(view: AgentView): AgentView {
   const last = view.turns[view.turns.length - 1];
-  if (last && last.terminal === undefined) return view.running ? view : { ...view, running: true };
+  if (last && isOpen(last)) return view.running ? view : { ...view, running: true };
   const [key, keyed] = takeKey(view, 't');
-  const turn: TurnView = { key, items: [], iterations: 0, terminal: undefined };
+  const turn: TurnView = { key, items: [], iterations: 0, terminal: undefined, fromHistory: false };
   return { ...keyed, running: true, turns: [...keyed.turns, turn] };
 }
 

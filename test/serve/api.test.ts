@@ -176,7 +176,7 @@ describe('rxagent serve: another host needs the token', () => {
 });
 
 describe('rxagent serve: stopping', () => {
-  it('SIGTERM during a long tool ends the turn with its terminal in the transcript and exits 0', async () => {
+  it('SIGTERM during a long tool ends the turn with its terminal in the transcript and exits 0; a new server resumes it', async () => {
     const own = makeSandbox();
     const server = await startServe(['--port', '0', '--permission-mode', 'bypassPermissions'], { ...own, baseURL: model.baseURL });
     const { json } = await postJson(`${server.base}/api/sessions/${(await getJson(`${server.base}/api/sessions`)).sessions[0].sessionId}/prompt`, { text: 'sleep long now' });
@@ -190,5 +190,17 @@ describe('rxagent serve: stopping', () => {
     const transcript = readFileSync(join(projects, slug!, `${sid}.jsonl`), 'utf8');
     // The interrupted call got its one result in the history.
     expect(transcript).toContain('"tool_result"');
+    // A new server resumes the stored session: its earlier conversation comes first.
+    const again = await startServe(['--port', '0'], { ...own, baseURL: model.baseURL });
+    try {
+      const back = await postJson(`${again.base}/api/sessions`, { resume: sid });
+      expect(back.status).toBe(201);
+      expect(back.json.session.sessionId).toBe(sid);
+      const [first] = await readEvents(`${again.base}/api/sessions/${sid}/events`, () => true);
+      expect(first!.event.type).toBe('history');
+      expect(JSON.stringify(first!.event['messages'])).toContain('sleep long now');
+    } finally {
+      await again.stop();
+    }
   });
 });

@@ -14,7 +14,8 @@ import { startScriptedServer, type ScriptedServer } from '../../src/testing/scri
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { assertBuilt, makeSandbox, removeSandboxes } from '../cli/helpers.js';
-import { hasToolResult, lastUserText } from '../agents/helpers.js';
+import { hasToolResult, lastUserText, systemOf } from '../agents/helpers.js';
+import { GENERAL_PURPOSE_AGENT } from '../../src/agents/definitions.js';
 import { eventually, gate, launchBrowser, postJson, SCREENSHOTS, startServe, type Browser, type ServeProcess } from './helpers.js';
 
 const gates = { stream: gate(), reload: gate(), tabs: gate() };
@@ -30,6 +31,7 @@ function scenarioOf(req: MessagesRequest): string {
 }
 
 function script(req: MessagesRequest): ScriptedResponse {
+  if (systemOf(req) === GENERAL_PURPOSE_AGENT.prompt) return { kind: 'message', blocks: [{ type: 'text', text: 'The child counted 3 files.' }] };
   const scenario = scenarioOf(req);
   const afterTool = hasToolResult(req);
   const text = (t: string, extra: Partial<ScriptedResponse> = {}): ScriptedResponse => ({ kind: 'message', blocks: [{ type: 'text', text: t, chunkSize: 6 }], ...extra }) as ScriptedResponse;
@@ -44,6 +46,9 @@ function script(req: MessagesRequest): ScriptedResponse {
   if (scenario.startsWith('stop')) return afterTool ? text('stopped') : tool('Bash', { command: 'echo $$ > sleep.pid; exec sleep 300' });
   if (scenario.startsWith('reload')) return text('Text sent before the reload.', { endAfter: gates.reload.promise });
   if (scenario.startsWith('tabs')) return text('Both tabs see this.', { endAfter: gates.tabs.promise });
+  if (scenario.startsWith('delegate')) {
+    return afterTool ? text('The subagent says 3.') : tool('Agent', { description: 'count files', prompt: 'count the files', subagent_type: 'general-purpose' });
+  }
   if (scenario.startsWith('showcase')) {
     const notes = join(sandbox.cwd, 'notes.txt');
     const last = lastUserText(req);
@@ -232,6 +237,23 @@ describe('rxagent serve in a real browser', () => {
     await shot(second, '06-second-tab');
     await first.close();
     await second.close();
+  });
+
+  it("a subagent's conversation is nested under its Agent call", async () => {
+    const { page } = await openSession();
+    await send(page, 'delegate the counting');
+    await lastTurnEnd(page).waitFor();
+    const agent = page.locator('.tool[data-tool-name="Agent"][data-status="done"]');
+    await agent.waitFor();
+    const nested = agent.locator('.subagent[data-agent-type="general-purpose"]');
+    expect(await nested.locator('.msg.user').allInnerTexts()).toEqual(['count the files']);
+    expect(await nested.locator('.msg.assistant').allInnerTexts()).toEqual(['The child counted 3 files.']);
+    // The parent's own answer is outside the nested view.
+    expect(await page.locator('#conversation > .turn .msg.assistant', { hasText: 'The subagent says 3.' }).count()).toBe(1);
+    expect(await nested.getByText('The subagent says 3.').count()).toBe(0);
+    await shot(page, '09-subagent');
+    expect(page.errors).toEqual([]);
+    await page.close();
   });
 
   it('showcase: thinking, a diff awaiting approval, markdown (the README screenshot)', async () => {

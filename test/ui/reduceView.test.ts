@@ -208,3 +208,17 @@ describe('reduceView: host events and notices', () => {
     ]);
   });
 });
+
+describe('reduceView: history of a resumed session', () => {
+  it('is one ended turn, calls paired with their results; the next run is a new turn', async () => {
+    const first = await runSync((n) => (n === 0 ? message([text('checking'), toolUse('echo', { x: 'a' }, 'toolu_h')]) : message([text('all good')])));
+    const resumed = reduceView(emptyView(), { type: 'history', messages: first.terminal.messages! });
+    expect(transcript(resumed)).toEqual(['user: go', 'assistant: checking|[echo done]', 'assistant: all good']);
+    expect(tools(resumed)[0]!.result).toEqual({ text: 'a', isError: false });
+    expect(resumed.running).toBe(false);
+    const next = await runSync(() => message([text('again')]), { messages: first.terminal.messages!, prompt: 'more' });
+    const view = finalView([{ type: 'history', messages: first.terminal.messages! }, ...next.events]);
+    expect(view.turns.map((t) => t.fromHistory)).toEqual([true, false]);
+    expect(transcript(view).slice(-2)).toEqual(['user: more', 'assistant: again']);
+  });
+});
