@@ -3,7 +3,7 @@
  * message out. The logic is the reducer in `src/assembly/reducer.ts`; this file only gives each
  * subscription its own state and releases it.
  */
-import { defer, filter, finalize, map } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { assembleStep, createAssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyState } from '../src/assembly/reducer.js';
@@ -25,11 +25,17 @@ import type { TransportOutput } from '../src/transport/types.js';
  *                                        i tool_input_delta, k block, d message_delta, m message
  * ```
  *
- * Each output is emitted synchronously in the frame of the event that caused it. Tool input is
+ * Each output is emitted synchronously in the frame of the event that caused it (a
+ * `message_start` carrying content is followed by its blocks in the same frame). Tool input is
  * kept as a list of chunks and parsed once, at the block's stop, so the cost is linear in the
  * input's size. An input that is not a JSON object yields a `tool_use` block with `input: {}`
  * and an `invalid: { rawInput, reason }` marker (the `message` carries the same block without the
  * marker, safe to replay as history).
+ *
+ * Blocks of every type are kept: the core four typed, all others (server tool calls and results,
+ * compaction, types newer than this version) as their `content_block_start` object plus what
+ * their deltas carry. What cannot be applied is reported by a `warning` output, never dropped
+ * silently, never fatal.
  *
  * Transport events (`api_retry`, `debug`) pass through. `stream_retry` passes through and resets
  * the state: the failed attempt's partial message is void and a fresh `message_start` follows.
@@ -60,17 +66,31 @@ import type { TransportOutput } from '../src/transport/types.js';
  */
 export function assembleBlocks(): OperatorFunction<TransportOutput, AssemblyOutput> {
   return (source$) =>
-    defer(() => {
+    new Observable<AssemblyOutput>((subscriber) => {
       // Per subscription: a second subscription assembles its own response (cold).
       let state: AssemblyState | undefined = createAssemblyState();
-      return source$.pipe(
-        // `state` is only undefined after finalize, when no event can arrive any more.
-        map((event) => assembleStep(state as AssemblyState, event)),
-        filter((output): output is AssemblyOutput => output !== undefined),
+      const subscription = source$.subscribe({
+        next(event) {
+          let out;
+          try {
+            // `state` is only undefined after teardown, when no event can arrive any more.
+            out = assembleStep(state as AssemblyState, event);
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          if (out === undefined) return;
+          // One output per event but for the rare batch (prefilled content, repaired streams).
+          if (Array.isArray(out)) for (const output of out as readonly AssemblyOutput[]) subscriber.next(output);
+          else subscriber.next(out as AssemblyOutput);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        subscription.unsubscribe();
         // Release memory on any termination: a partial message may hold megabytes of chunks.
-        finalize(() => {
-          state = undefined;
-        }),
-      );
+        state = undefined;
+      };
     });
 }

@@ -314,6 +314,7 @@ function toSchedulerInput(event: AssemblyOutput, registry: ToolRegistry): Schedu
     case 'tool_input_delta':
     case 'api_retry':
     case 'debug':
+    case 'warning':
       return undefined;
     default:
       return assertNever(event, 'assembly event');

@@ -21,15 +21,23 @@ import type {
   StopReason,
   Usage,
 } from '../protocol/content.js';
-import type { BlockStart, StreamEvent } from '../protocol/events.js';
+import { isCoreBlockStart, KNOWN_DELTA_TYPES, type BlockStart, type KnownDelta, type StreamEvent } from '../protocol/events.js';
 import type { TransportOutput } from '../transport/types.js';
 import { assertNever } from '../util/assertNever.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH, valueNestsDeeperThan } from '../util/jsonDepth.js';
+import { applyFields, applyToOtherBlock, completeOtherBlock, openOtherBlock, type OpenOtherBlock } from './otherBlock.js';
 import { isInvalidToolUse } from './types.js';
-import type { AssemblyOutput, InvalidToolUseBlock } from './types.js';
+import type { AssemblyOutput, AssemblyWarningEvent, InvalidToolUseBlock } from './types.js';
 
-/** A block between its `content_block_start` and its `content_block_stop`. */
+/**
+ * A block between its `content_block_start` and its `content_block_stop`. The core types keep
+ * their text as chunks (joined once at the stop); `extra` holds fields that deltas of a type we
+ * do not know added to them. Every other type is assembled generically (`otherBlock.ts`).
+ */
 type OpenBlock =
+  | (CoreOpenBlock & { extra: Record<string, unknown> | undefined })
+  | OpenOtherBlock;
+type CoreOpenBlock =
   | { readonly type: 'text'; readonly start: BlockStart & { type: 'text' }; readonly chunks: string[]; citations: unknown[] | undefined }
   | { readonly type: 'thinking'; readonly start: BlockStart & { type: 'thinking' }; readonly chunks: string[]; readonly signature: string[] }
   | { readonly type: 'redacted_thinking'; readonly start: BlockStart & { type: 'redacted_thinking' } }
@@ -39,6 +47,9 @@ type OpenBlock =
       readonly chunks: string[];
       receivedChars: number;
     };
+
+/** Fields of the core blocks that their own deltas build: a delta of another type may not touch them. */
+const CORE_FIELDS: ReadonlySet<string> = new Set(['type', 'text', 'thinking', 'signature', 'data', 'id', 'name', 'input', 'citations']);
 
 type MessageHead = Omit<AssistantMessage, 'content' | 'stop_reason' | 'stop_sequence' | 'usage'>;
 
@@ -54,6 +65,8 @@ export interface AssemblyState {
   stopReason: StopReason | null;
   stopSequence: string | null;
   usage: Usage;
+  /** `container`, `stop_details`, `context_management` of the latest message_delta (message fields). */
+  extras: Record<string, unknown>;
 }
 
 /** A fresh assembly state: one per response (one per subscription of `assembleBlocks()`). */
@@ -66,6 +79,7 @@ export function createAssemblyState(): AssemblyState {
     stopReason: null,
     stopSequence: null,
     usage: {},
+    extras: {},
   };
 }
 
@@ -78,6 +92,7 @@ export function resetAssemblyState(state: AssemblyState): void {
   state.stopReason = null;
   state.stopSequence = null;
   state.usage = {};
+  state.extras = {};
 }
 
 /** What one event did to the assembly: the outputs it produced, in order. */
@@ -93,14 +108,21 @@ export interface AssemblyStep {
  */
 export function applyEvent(state: AssemblyState, event: TransportOutput): AssemblyStep {
   const out = assembleStep(state, event);
-  return { state, emitted: out === undefined ? [] : [out] };
+  return { state, emitted: out === undefined ? [] : Array.isArray(out) ? out : [out as AssemblyOutput] };
 }
 
 /**
- * The hot-path form of `applyEvent`: at most one output per event, `undefined` for none.
+ * Several outputs of one event, in order: a `message_start` that carries content (its blocks
+ * follow it), a `message_stop` that closes blocks left open, a repaired block index (the warning
+ * comes first). Never an `AssemblyOutput` itself (those are objects, not arrays).
+ */
+export type AssemblyBatch = readonly AssemblyOutput[];
+
+/**
+ * The hot-path form of `applyEvent`: one output, a batch (rare), or `undefined` for none.
  * @throws AssemblyError when the events cannot form a message; ApiError for an SSE `error` event.
  */
-export function assembleStep(state: AssemblyState, event: TransportOutput): AssemblyOutput | undefined {
+export function assembleStep(state: AssemblyState, event: TransportOutput): AssemblyOutput | AssemblyBatch | undefined {
   switch (event.type) {
     case 'content_block_delta':
       return onDelta(state, event);
@@ -148,53 +170,94 @@ function requireStreaming(state: AssemblyState, what: string): void {
   throw new AssemblyError('event_after_message_stop', `${what} arrived after message_stop`);
 }
 
-function onMessageStart(state: AssemblyState, event: EventOf<'message_start'>): AssemblyOutput {
+function onMessageStart(state: AssemblyState, event: EventOf<'message_start'>): AssemblyOutput | AssemblyBatch {
   if (state.phase !== 'idle') {
     throw new AssemblyError('duplicate_message_start', 'a second message_start arrived in one response');
   }
   // Keep every field the API sent (loose schema) except the ones assembly owns.
-  const { content: _content, stop_reason, stop_sequence, usage, ...head } = event.message;
+  const { content, stop_reason, stop_sequence, usage, ...head } = event.message;
   state.phase = 'streaming';
   state.head = head;
   state.stopReason = stop_reason;
   state.stopSequence = stop_sequence ?? null;
   state.usage = { ...usage };
-  return { type: 'message_start', id: head.id, model: head.model, usage: state.usage };
+  const started: AssemblyOutput = { type: 'message_start', id: head.id, model: head.model, usage: state.usage };
+  if (content.length === 0) return started;
+  // Programmatic tool calling sends complete blocks here (a tool_use called from code execution):
+  // they are the message's first blocks, emitted as if each had streamed and stopped.
+  const out: AssemblyOutput[] = [started];
+  content.forEach((block, index) => {
+    out.push(...completeAt(state, index, prefilledBlock(block as unknown as BlockStart)));
+  });
+  return out;
 }
 
-function onBlockStart(state: AssemblyState, event: EventOf<'content_block_start'>): AssemblyOutput {
+/** A block that arrived whole: the same completion as a streamed one without deltas. */
+function prefilledBlock(block: BlockStart): OpenBlock {
+  return openBlock(block);
+}
+
+function onBlockStart(state: AssemblyState, event: EventOf<'content_block_start'>): AssemblyOutput | AssemblyBatch {
   requireStreaming(state, `content_block_start for index ${event.index}`);
-  const { index } = event;
+  let index = event.index;
+  let warning: AssemblyWarningEvent | undefined;
   if (state.open.has(index) || state.done.has(index)) {
-    throw new AssemblyError('duplicate_block_start', `content_block_start for index ${index}, which was already started`);
+    const next = nextFreeIndex(state);
+    // Seen in a recording: a start carrying the index of the block before it (already stopped),
+    // its deltas and stop carrying the right one. Taking the next index keeps every block.
+    if (state.open.has(index) || !isNextIndexUnused(state, index)) {
+      throw new AssemblyError('duplicate_block_start', `content_block_start for index ${index}, which was already started`);
+    }
+    warning = {
+      type: 'warning',
+      message: `content_block_start for index ${index}, which was already stopped; taken as index ${next}`,
+      data: event.content_block,
+    };
+    index = next;
   }
   const start = event.content_block;
+  state.open.set(index, openBlock(start));
+  const started: AssemblyOutput = { type: 'block_start', index, block: start };
+  return warning === undefined ? started : [warning, started];
+}
+
+function nextFreeIndex(state: AssemblyState): number {
+  let max = -1;
+  for (const key of state.open.keys()) max = Math.max(max, key);
+  for (const key of state.done.keys()) max = Math.max(max, key);
+  return max + 1;
+}
+
+/** The repeated index is the latest one and nothing is open: the start most likely means the next. */
+function isNextIndexUnused(state: AssemblyState, index: number): boolean {
+  return state.open.size === 0 && nextFreeIndex(state) === index + 1;
+}
+
+function openBlock(start: BlockStart): OpenBlock {
+  if (!isCoreBlockStart(start)) return openOtherBlock(start);
   switch (start.type) {
     case 'text':
-      state.open.set(index, { type: 'text', start, chunks: start.text ? [start.text] : [], citations: undefined });
-      break;
+      return { type: 'text', start, chunks: start.text ? [start.text] : [], citations: undefined, extra: undefined };
     case 'thinking':
-      state.open.set(index, {
+      return {
         type: 'thinking',
         start,
         chunks: start.thinking ? [start.thinking] : [],
         signature: start.signature ? [start.signature] : [],
-      });
-      break;
+        extra: undefined,
+      };
     case 'redacted_thinking':
-      state.open.set(index, { type: 'redacted_thinking', start });
-      break;
+      return { type: 'redacted_thinking', start, extra: undefined };
     case 'tool_use':
-      state.open.set(index, { type: 'tool_use', start, chunks: [], receivedChars: 0 });
-      break;
+      return { type: 'tool_use', start, chunks: [], receivedChars: 0, extra: undefined };
     default:
       return assertNever(start, 'content block type');
   }
-  return { type: 'block_start', index, block: start };
 }
 
 function onDelta(state: AssemblyState, event: EventOf<'content_block_delta'>): AssemblyOutput | undefined {
-  const { index, delta } = event;
+  const { index } = event;
+  const delta: KnownDelta = event.delta;
   const block = state.open.get(index);
   if (block === undefined) {
     requireStreaming(state, `content_block_delta for index ${index}`);
@@ -205,6 +268,8 @@ function onDelta(state: AssemblyState, event: EventOf<'content_block_delta'>): A
         : `${delta.type} for index ${index}, which was never started`,
     );
   }
+  if (block.type === 'other') return onOtherDelta(block, index, delta);
+  if (!KNOWN_DELTA_TYPES.has(delta.type)) return onNewDeltaOnCoreBlock(block, index, delta);
   switch (delta.type) {
     case 'text_delta':
       if (block.type !== 'text') throw mismatch(delta.type, index, block.type);
@@ -240,11 +305,48 @@ function onDelta(state: AssemblyState, event: EventOf<'content_block_delta'>): A
   }
 }
 
+/** A delta on a generically assembled block; a text delta still streams for display. */
+function onOtherDelta(block: OpenOtherBlock, index: number, delta: KnownDelta): AssemblyOutput | undefined {
+  const problem = applyToOtherBlock(block, delta);
+  if (problem !== undefined) return notApplied(index, block.fields['type'] as string, delta, problem);
+  if (delta.type === 'text_delta') return { type: 'text_delta', index, text: delta.text };
+  if (delta.type === 'input_json_delta') {
+    const { id, name } = block.fields;
+    return {
+      type: 'tool_input_delta',
+      index,
+      id: typeof id === 'string' ? id : '',
+      name: typeof name === 'string' ? name : '',
+      partialJson: delta.partial_json,
+      receivedChars: block.receivedChars,
+    };
+  }
+  return undefined;
+}
+
+/** A delta type newer than this version on a core block: its fields go beside the block's own. */
+function onNewDeltaOnCoreBlock(block: OpenBlock & { extra: unknown }, index: number, delta: Readonly<Record<string, unknown>>): AssemblyOutput | undefined {
+  const type = delta['type'] as string;
+  const owned = Object.keys(delta).find((key) => key !== 'type' && CORE_FIELDS.has(key));
+  if (owned !== undefined) return notApplied(index, block.type, delta, `field "${owned}" belongs to the ${block.type} block itself`);
+  const extra = ((block as { extra: Record<string, unknown> | undefined }).extra ??= {});
+  const problem = applyFields(extra, delta);
+  return problem === undefined ? undefined : notApplied(index, block.type, delta, `${type}: ${problem}`);
+}
+
+function notApplied(index: number, blockType: string, delta: unknown, problem: string): AssemblyWarningEvent {
+  return {
+    type: 'warning',
+    message: `a delta for the ${blockType} block at index ${index} could not be applied (${problem}); the block is kept without it`,
+    data: delta,
+  };
+}
+
 function mismatch(deltaType: string, index: number, blockType: string): AssemblyError {
   return new AssemblyError('delta_type_mismatch', `${deltaType} for index ${index}, a ${blockType} block`);
 }
 
-function onBlockStop(state: AssemblyState, index: number): AssemblyOutput {
+function onBlockStop(state: AssemblyState, index: number): AssemblyOutput | AssemblyBatch {
   const open = state.open.get(index);
   if (open === undefined) {
     requireStreaming(state, `content_block_stop for index ${index}`);
@@ -256,11 +358,26 @@ function onBlockStop(state: AssemblyState, index: number): AssemblyOutput {
     );
   }
   state.open.delete(index);
+  const out = completeAt(state, index, open);
+  return out.length === 1 ? out[0]! : out;
+}
+
+/** Completes a block into `done`; the `block` event, after a warning when its input was unusable. */
+function completeAt(state: AssemblyState, index: number, open: OpenBlock): AssemblyOutput[] {
+  if (open.type === 'other') {
+    const { block, problem } = completeOtherBlock(open);
+    const completed = block as unknown as AssistantContentBlock;
+    state.done.set(index, completed);
+    const event: AssemblyOutput = { type: 'block', index, block: completed };
+    if (problem === undefined) return [event];
+    return [{ type: 'warning', message: `the ${String(block['type'])} block at index ${index} is kept with its start's input: ${problem}`, data: block }, event];
+  }
   const completed = completeBlock(open);
+  const withExtra = open.extra === undefined ? completed : ({ ...completed, ...open.extra } as typeof completed);
   // The message must stay safe to replay as history: an invalid tool_use goes in without its
   // `invalid` marker (the API rejects unknown fields); the `block` event keeps the marker.
-  state.done.set(index, isInvalidToolUse(completed) ? withoutInvalidMarker(completed) : completed);
-  return { type: 'block', index, block: completed };
+  state.done.set(index, isInvalidToolUse(withExtra) ? withoutInvalidMarker(withExtra) : withExtra);
+  return [{ type: 'block', index, block: withExtra }];
 }
 
 function withoutInvalidMarker(block: InvalidToolUseBlock): AssistantContentBlock {
@@ -268,7 +385,7 @@ function withoutInvalidMarker(block: InvalidToolUseBlock): AssistantContentBlock
   return clean;
 }
 
-function completeBlock(open: OpenBlock): AssistantContentBlock | InvalidToolUseBlock {
+function completeBlock(open: CoreOpenBlock): AssistantContentBlock | InvalidToolUseBlock {
   switch (open.type) {
     case 'text': {
       const block = { ...open.start, text: open.chunks.join('') };
@@ -332,6 +449,11 @@ function onMessageDelta(state: AssemblyState, event: EventOf<'message_delta'>): 
   if (event.delta.stop_reason !== undefined) state.stopReason = event.delta.stop_reason;
   if (event.delta.stop_sequence !== undefined) state.stopSequence = event.delta.stop_sequence;
   if (event.usage !== undefined) state.usage = mergeUsage(state.usage, event.usage);
+  // Message fields the non-streaming body has at its top level; null is a value here (kept).
+  const { container, stop_details } = event.delta;
+  if (container !== undefined) state.extras['container'] = container;
+  if (stop_details !== undefined) state.extras['stop_details'] = stop_details;
+  if (event.context_management !== undefined) state.extras['context_management'] = event.context_management;
   return {
     type: 'message_delta',
     stopReason: state.stopReason,
@@ -349,12 +471,16 @@ function mergeUsage(base: Usage, delta: Usage): Usage {
   return merged as Usage;
 }
 
-function onMessageStop(state: AssemblyState): AssemblyOutput {
+function onMessageStop(state: AssemblyState): AssemblyOutput | AssemblyBatch {
   requireStreaming(state, 'message_stop');
-  if (state.open.size > 0) {
-    const indices = [...state.open.keys()].join(', ');
-    throw new AssemblyError('block_not_stopped', `message_stop arrived while block(s) ${indices} had no content_block_stop`);
+  // A block without its content_block_stop (seen in a recording cut at max_tokens): closed here,
+  // with a warning, so the message keeps it (a cut tool input becomes an invalid tool_use).
+  const closed: AssemblyOutput[] = [];
+  for (const [index, open] of [...state.open.entries()].sort((a, b) => a[0] - b[0])) {
+    closed.push({ type: 'warning', message: `message_stop arrived while the block at index ${index} had no content_block_stop; closed there`, data: { index } });
+    closed.push(...completeAt(state, index, open));
   }
+  state.open.clear();
   const head = state.head as MessageHead;
   const content = [...state.done.entries()].sort((a, b) => a[0] - b[0]).map(([, block]) => block);
   const message: AssistantMessage = {
@@ -362,10 +488,12 @@ function onMessageStop(state: AssemblyState): AssemblyOutput {
     content,
     stop_reason: state.stopReason,
     stop_sequence: state.stopSequence,
+    ...state.extras,
     usage: state.usage,
   };
   state.phase = 'done';
   // The blocks now live in the message; drop our references so a long-lived state holds nothing.
   state.done.clear();
-  return { type: 'message', message };
+  const done: AssemblyOutput = { type: 'message', message };
+  return closed.length === 0 ? done : [...closed, done];
 }

@@ -76,6 +76,17 @@ export interface MessageDeltaReceivedEvent {
   readonly usage: Usage;
 }
 
+/**
+ * Something in the stream assembly repaired or could not apply, and the message is kept anyway:
+ * a delta whose fields do not fit its block, a block without its stop, a repeated block index.
+ * `data` holds what was not applied, so nothing is lost silently.
+ */
+export interface AssemblyWarningEvent {
+  readonly type: 'warning';
+  readonly message: string;
+  readonly data?: unknown;
+}
+
 /** The complete message, at `message_stop`. Usage is merged from start and delta. */
 export interface MessageCompletedEvent {
   readonly type: 'message';
@@ -91,6 +102,7 @@ export type AssemblyEvent =
   | ToolInputDeltaEvent
   | BlockCompletedEvent
   | MessageDeltaReceivedEvent
+  | AssemblyWarningEvent
   | MessageCompletedEvent;
 
 /** What `assembleBlocks()` emits: assembly events plus the transport events it passes through. */

@@ -57,13 +57,15 @@ export function textOf(message: AssistantMessage): string {
   return text;
 }
 
-/** Only thinking (or redacted thinking) and no visible text or tool call. */
+/**
+ * Only thinking (or redacted thinking) and nothing else worth keeping: no visible text, no tool
+ * call, no server block (a web search and its result are work the model did, even without text).
+ */
 export function isThinkingOnly(message: AssistantMessage): boolean {
   let thinking = false;
   for (const block of message.content) {
     if (block.type === 'thinking' || block.type === 'redacted_thinking') thinking = true;
-    else if (block.type === 'text' && block.text.trim() !== '') return false;
-    else if (block.type === 'tool_use') return false;
+    else if (block.type !== 'text' || block.text.trim() !== '') return false;
   }
   return thinking;
 }
@@ -74,7 +76,9 @@ function isThinkingBlock(block: AssistantContentBlock): boolean {
 
 /**
  * The assistant message as it may be replayed: no trailing thinking block (the API refuses a
- * thinking block last in a message), no empty text blocks. `undefined` when nothing is left.
+ * thinking block last in a message), no empty text blocks (refused too). Every other block,
+ * server tool calls and results, compaction and types newer than this version included, goes
+ * back exactly as it arrived (SPEC §14). `undefined` when nothing is left.
  */
 export function replayable(message: AssistantMessage): MessageParam | undefined {
   let content: AssistantContentBlock[] = message.content.filter((b) => !(b.type === 'text' && b.text === ''));

@@ -372,6 +372,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
           return [ev({ type: 'stream_retry', retry: event })];
         case 'debug':
           return [ev({ type: 'model', event })];
+        case 'warning':
+          return [ev({ type: 'warning', message: event.message, code: 'stream_assembly' })];
         case 'message_start':
           attempt.messageUuid = ctx.newId();
           return [ev({ type: 'model', event })];

@@ -5,6 +5,9 @@
  * response we can still use must never be rejected for carrying more than we know about.
  */
 import { z } from 'zod';
+import { serverBlockSchemas, type ServerBlock } from './serverBlocks.js';
+
+export * from './serverBlocks.js';
 
 export const cacheControlSchema = z.looseObject({ type: z.literal('ephemeral') });
 
@@ -50,14 +53,43 @@ export const toolResultBlockSchema = z.looseObject({
   cache_control: cacheControlSchema.optional(),
 });
 
-export const contentBlockSchema = z.discriminatedUnion('type', [
+const knownBlockSchemas = [
   textBlockSchema,
   thinkingBlockSchema,
   redactedThinkingBlockSchema,
   toolUseBlockSchema,
   toolResultBlockSchema,
   imageBlockSchema,
-]);
+  ...serverBlockSchemas,
+] as const;
+
+/** Every block type this version has a schema for. */
+export const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(
+  knownBlockSchemas.flatMap((schema): string[] => {
+    const type = schema.shape.type;
+    return 'options' in type ? [...type.options] : [type.value];
+  }),
+);
+
+/** Whether `type` is one this version has a schema for (false: an {@link OtherBlock}). */
+export function isKnownBlockType(type: string): boolean {
+  return KNOWN_BLOCK_TYPES.has(type);
+}
+
+/**
+ * A block of a type this version does not know (documents, search results, whatever the API adds
+ * next): any object with a string `type` that is not a known one, kept whole. A malformed known
+ * block (a `text` without text) is still rejected, because its type is known.
+ */
+export const otherBlockSchema = z.looseObject({
+  type: z.string().refine((type) => !KNOWN_BLOCK_TYPES.has(type), { message: 'a block of a known type with missing or wrong fields' }),
+});
+
+/** The run-time shape of a block of a type this version does not know (see `contentBlockSchema`). */
+export interface OtherBlock {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
 
 export type TextBlock = z.infer<typeof textBlockSchema>;
 export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
@@ -65,32 +97,56 @@ export type RedactedThinkingBlock = z.infer<typeof redactedThinkingBlockSchema>;
 export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;
 export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
 export type ImageBlock = z.infer<typeof imageBlockSchema>;
-export type ContentBlock = z.infer<typeof contentBlockSchema>;
+
+export type ContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ServerBlock;
 
 /** Blocks a model may produce in an assistant message. */
-export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
+export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ServerBlock;
+
+/**
+ * Any content block. Typed as the known union: TypeScript cannot narrow a union with an open
+ * `type: string` member, so a block of an unknown type is accepted, kept and replayed at run time
+ * without being named in the type (see {@link OtherBlock}). Code that switches over `type` must
+ * pass the default case through, never reject it.
+ */
+export const contentBlockSchema = z.union([
+  z.discriminatedUnion('type', [...knownBlockSchemas]),
+  otherBlockSchema,
+]) as unknown as z.ZodType<ContentBlock>;
 
 export const messageParamSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: z.union([z.string(), z.array(contentBlockSchema)]),
 });
-export type MessageParam = z.infer<typeof messageParamSchema>;
+export interface MessageParam {
+  role: 'user' | 'assistant';
+  content: string | ContentBlock[];
+  [field: string]: unknown;
+}
 
-export const stopReasonSchema = z.enum([
+/** The stop reasons this version acts on; the API may send others (kept as strings, see `stopReasonSchema`). */
+export const KNOWN_STOP_REASONS = [
   'end_turn',
   'max_tokens',
   'stop_sequence',
   'tool_use',
   'pause_turn',
   'refusal',
-]);
-export type StopReason = z.infer<typeof stopReasonSchema>;
+  'model_context_window_exceeded',
+] as const;
+export type KnownStopReason = (typeof KNOWN_STOP_REASONS)[number];
+/** A known stop reason, or a newer one as the API spelled it (the loop ends the turn with a warning). */
+export type StopReason = KnownStopReason | (string & {});
+/** Any string: a stop reason added after this version must end the turn, not fail the stream. */
+export const stopReasonSchema: z.ZodType<StopReason> = z.string();
 
+const tokenCount = z.number().int().nonnegative();
 export const usageSchema = z.looseObject({
-  input_tokens: z.number().int().nonnegative().optional(),
-  output_tokens: z.number().int().nonnegative().optional(),
-  cache_creation_input_tokens: z.number().int().nonnegative().nullable().optional(),
-  cache_read_input_tokens: z.number().int().nonnegative().nullable().optional(),
+  // Null in some message_delta events (the start's count stands), so null is accepted and ignored.
+  input_tokens: tokenCount.nullable().optional(),
+  output_tokens: tokenCount.nullable().optional(),
+  cache_creation_input_tokens: tokenCount.nullable().optional(),
+  cache_read_input_tokens: tokenCount.nullable().optional(),
 });
 export type Usage = z.infer<typeof usageSchema>;
 
@@ -108,6 +164,8 @@ export const assistantMessageSchema = z.looseObject({
 /**
  * Written out rather than `Omit<z.infer<...>, 'content'>`: `Omit` over a loose object collapses
  * the known keys into its index signature, which typed `usage`, `stop_reason`, ... as `unknown`.
+ * The optional fields are the ones the API sends only for some requests; assembly puts them where
+ * the non-streaming body has them.
  */
 export interface AssistantMessage {
   id: string;
@@ -118,4 +176,10 @@ export interface AssistantMessage {
   stop_reason: StopReason | null;
   stop_sequence?: string | null | undefined;
   usage: Usage;
+  /** The code-execution container (`{ id, expires_at, ... }`): the next request must name its id. */
+  container?: { readonly id: string; readonly [field: string]: unknown } | null | undefined;
+  /** What context management (server-side edits, compaction) did to this request. */
+  context_management?: unknown;
+  /** Details of the stop (e.g. why a `refusal`), null when there are none. */
+  stop_details?: unknown;
 }

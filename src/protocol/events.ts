@@ -3,33 +3,71 @@
  *
  * Decoding is two-step on purpose: `streamEventSchema` covers the event types we know; an event
  * whose `type` we do not know is not an error (the API adds new ones) and is reported as a debug
- * event by the decoder instead. The same holds for delta types inside `content_block_delta`.
+ * event by the decoder instead. Block and delta types are an open set: unknown ones are passed on
+ * and kept by assembly (SPEC §14).
  */
 import { z } from 'zod';
 import { assistantMessageSchema, stopReasonSchema, usageSchema } from './content.js';
 import { apiErrorBodySchema } from './errors.js';
 
-/** A content block as announced by `content_block_start`, before any delta. */
-export const blockStartSchema = z.discriminatedUnion('type', [
+/**
+ * A content block as announced by `content_block_start`, before any delta. The four blocks the
+ * loop reads while they stream are checked here; every other type (server tool calls and
+ * results, compaction, types newer than this version) is any object with a string `type`, kept
+ * whole as the start of its block (its deltas are applied generically, see the reducer).
+ */
+export const coreBlockStartSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text'), text: z.string() }),
   z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() }),
   z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() }),
   z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown().optional() }),
 ]);
-export type BlockStart = z.infer<typeof blockStartSchema>;
+export type CoreBlockStart = z.infer<typeof coreBlockStartSchema>;
+/** Block types whose start `coreBlockStartSchema` checks. */
+export const CORE_BLOCK_TYPES: ReadonlySet<string> = new Set(
+  coreBlockStartSchema.options.map((option) => option.shape.type.value),
+);
+export const otherBlockStartSchema = z.looseObject({
+  type: z.string().refine((type) => !CORE_BLOCK_TYPES.has(type), { message: 'a core block start with missing or wrong fields' }),
+});
+/** The start of a block of any other type: its fields as sent. */
+export interface OtherBlockStart {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+/** Typed as the core union for narrowing; other types arrive as {@link OtherBlockStart} (see `isCoreBlockStart`). */
+export type BlockStart = CoreBlockStart;
+export const blockStartSchema = z.union([coreBlockStartSchema, otherBlockStartSchema]) as unknown as z.ZodType<BlockStart>;
 
-export const deltaSchema = z.discriminatedUnion('type', [
+/** Whether a block start is one of the four core types (the others are kept generically). */
+export function isCoreBlockStart(start: { readonly type: string }): start is CoreBlockStart {
+  return CORE_BLOCK_TYPES.has(start.type);
+}
+
+export const knownDeltaSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text_delta'), text: z.string() }),
   z.looseObject({ type: z.literal('input_json_delta'), partial_json: z.string() }),
   z.looseObject({ type: z.literal('thinking_delta'), thinking: z.string() }),
   z.looseObject({ type: z.literal('signature_delta'), signature: z.string() }),
   z.looseObject({ type: z.literal('citations_delta'), citation: z.unknown() }),
 ]);
-export type Delta = z.infer<typeof deltaSchema>;
+export type KnownDelta = z.infer<typeof knownDeltaSchema>;
+/**
+ * A delta of a type this version does not know (`compaction_delta`, and whatever comes next): its
+ * fields are applied to the block generically (strings appended, the rest set).
+ */
+export interface OtherDelta {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+/** Typed as the known union for narrowing; others arrive as {@link OtherDelta} (see `KNOWN_DELTA_TYPES`). */
+export type Delta = KnownDelta;
+export const deltaSchema = knownDeltaSchema;
 
 export const messageStartEventSchema = z.looseObject({
   type: z.literal('message_start'),
-  // The message at start has empty content and a null stop_reason; reuse the full shape.
+  // Usually empty content and a null stop_reason, but programmatic tool calling sends a whole
+  // message here (content, stop_reason, container) followed directly by message_stop.
   message: assistantMessageSchema,
 });
 export const contentBlockStartEventSchema = z.looseObject({
@@ -48,11 +86,15 @@ export const contentBlockStopEventSchema = z.looseObject({
 });
 export const messageDeltaEventSchema = z.looseObject({
   type: z.literal('message_delta'),
+  // `container` and `stop_details` arrive inside `delta`, `context_management` beside it; all kept.
   delta: z.looseObject({
     stop_reason: stopReasonSchema.nullable().optional(),
     stop_sequence: z.string().nullable().optional(),
+    container: z.looseObject({ id: z.string() }).nullable().optional(),
+    stop_details: z.unknown().optional(),
   }),
   usage: usageSchema.optional(),
+  context_management: z.unknown().optional(),
 });
 export const messageStopEventSchema = z.looseObject({ type: z.literal('message_stop') });
 export const pingEventSchema = z.looseObject({ type: z.literal('ping') });

@@ -82,10 +82,13 @@ export interface ScriptedHttpError {
   readonly message?: string;
 }
 
-/** Raw SSE text, written as is, for protocol-level faults (garbage, unknown events, ...). */
+/**
+ * Raw SSE text, written as is, for protocol-level faults (garbage, unknown events, ...) and for
+ * replaying recorded streams; byte chunks may split a character (as a network may).
+ */
 export interface ScriptedRaw {
   readonly kind: 'raw';
-  readonly chunks: readonly (string | { readonly text: string; readonly delayMs: number })[];
+  readonly chunks: readonly (string | Uint8Array | { readonly text: string | Uint8Array; readonly delayMs: number })[];
   readonly status?: number;
   readonly headers?: Readonly<Record<string, string>>;
   /** Close without ending the response properly. */

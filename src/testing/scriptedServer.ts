@@ -413,7 +413,7 @@ async function playRaw(ctx: PlayContext, response: ScriptedRaw): Promise<void> {
   res.flushHeaders();
   const writer = createChunkWriter(res, undefined, response.destroy === true);
   for (const chunk of response.chunks) {
-    const { text, delayMs } = typeof chunk === 'string' ? { text: chunk, delayMs: 0 } : chunk;
+    const { text, delayMs } = typeof chunk === 'string' || chunk instanceof Uint8Array ? { text: chunk, delayMs: 0 } : chunk;
     if (!(await ctx.sleep(delayMs, signal))) return;
     if (!(await writer.write(text))) return;
   }
@@ -428,7 +428,7 @@ async function playRaw(ctx: PlayContext, response: ScriptedRaw): Promise<void> {
 
 interface ChunkWriter {
   /** Writes (or buffers, when chunking) `text`; false when the response is gone. */
-  write(text: string): Promise<boolean>;
+  write(text: string | Uint8Array): Promise<boolean>;
   /** Writes what is buffered. */
   flush(): Promise<boolean>;
   /** Resolves once everything written so far reached the socket (before a deliberate destroy). */
@@ -447,7 +447,7 @@ function createChunkWriter(res: ServerResponse, byteChunkSize: number | undefine
   let pending = Buffer.alloc(0);
   let last: Promise<void> = Promise.resolve();
 
-  const put = async (bytes: Buffer | string): Promise<boolean> => {
+  const put = async (bytes: Uint8Array | string): Promise<boolean> => {
     if (res.destroyed) return false;
     let ok: boolean;
     if (trackFlush) {
@@ -476,7 +476,7 @@ function createChunkWriter(res: ServerResponse, byteChunkSize: number | undefine
   return {
     async write(text) {
       if (byteChunkSize === undefined) return put(text);
-      const bytes = Buffer.from(text, 'utf8');
+      const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
       pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
       let offset = 0;
       while (pending.length - offset >= byteChunkSize) {

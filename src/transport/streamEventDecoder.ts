@@ -7,8 +7,9 @@
  *
  * Hot path: `content_block_delta` is most of a response (one per few tokens), so it gets a
  * hand-written shape check instead of a zod parse; the rarer events go through their zod schema.
- * Unknown event, block and delta types are reported as `debug` outputs and dropped, never fatal:
- * the API adds new ones.
+ * Unknown event types are reported as `debug` outputs and dropped, never fatal: the API adds new
+ * ones. Unknown block and delta types are passed on (any object with a string `type`): they are
+ * content, which assembly keeps and the next request sends back (SPEC §14).
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
@@ -17,7 +18,6 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { z } from 'zod';
 import { StreamProtocolError, type RxAgentError } from '../errors.js';
 import {
-  blockStartSchema,
   contentBlockStartEventSchema,
   contentBlockStopEventSchema,
   errorEventSchema,
@@ -71,11 +71,6 @@ export interface StreamEventDecoder {
   end(): DecodeBatch;
 }
 
-/** Block types announced by `content_block_start` that we understand, read from the schema. */
-const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(
-  blockStartSchema.options.map((option) => option.shape.type.value),
-);
-
 /** Schemas of the rarer events (everything except the hot `content_block_delta`). */
 const RARE_EVENT_SCHEMAS: Readonly<Record<string, z.ZodType<StreamEvent>>> = {
   message_start: messageStartEventSchema,
@@ -98,8 +93,6 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
   let outputs: TransportOutput[] = [];
   let error: RxAgentError | undefined;
   let phase: Phase = 'before_start';
-  /** Indexes of blocks of an unknown type: their deltas and stop are dropped with the start. */
-  let ignoredBlocks: Set<number> | undefined;
   const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
   /** Characters fed so far: one addition per chunk, not per event. */
   let responseChars = 0;
@@ -174,7 +167,6 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
     }
     if (typeof delta !== 'object' || delta === null) return invalid('content_block_delta', '"delta" is not an object', raw);
     if (phase !== 'in_message') return outOfOrder('content_block_delta');
-    if (ignoredBlocks !== undefined && ignoredBlocks.has(index)) return;
     // Direct property reads per case: a computed `delta[field]` would be a slower keyed load.
     let ok: boolean;
     switch (delta.type) {
@@ -195,11 +187,11 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
         ok = 'citation' in delta;
         break;
       default:
+        // A delta type newer than this version: assembly applies it generically.
         if (typeof delta.type !== 'string') return invalid('content_block_delta', '"delta.type" is not a string', raw);
-        debug(`ignored unknown delta type "${delta.type}"`, { index, delta });
-        return;
+        ok = true;
     }
-    if (!ok) return invalid('content_block_delta', `${delta.type} without its ${DELTA_FIELDS[delta.type]} field`, raw);
+    if (!ok) return invalid('content_block_delta', `${delta.type as string} without its ${DELTA_FIELDS[delta.type as string]} field`, raw);
     outputs.push(value as unknown as StreamEvent);
   }
 
@@ -209,7 +201,6 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
       debug(`ignored unknown stream event type "${type}"`, value);
       return;
     }
-    if (type === 'content_block_start' && startsUnknownBlock(value)) return;
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const detail = parsed.error.issues
@@ -231,7 +222,6 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
         break;
       case 'in_message':
         if (event.type === 'message_stop') phase = 'stopped';
-        else if (event.type === 'content_block_stop' && ignoredBlocks?.delete(event.index)) return;
         break;
       case 'stopped':
         return outOfOrder(type);
@@ -239,18 +229,6 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
         assertNever(phase, 'decoder phase');
     }
     outputs.push(event);
-  }
-
-  /** A `content_block_start` of a block type we do not know: note its index and drop it. */
-  function startsUnknownBlock(value: object): boolean {
-    const { index, content_block: block } = value as { index?: unknown; content_block?: { type?: unknown } };
-    const blockType = typeof block === 'object' && block !== null ? block.type : undefined;
-    if (typeof blockType !== 'string' || KNOWN_BLOCK_TYPES.has(blockType)) return false;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) return false; // zod reports it
-    if (phase !== 'in_message') return false; // the order check reports it
-    (ignoredBlocks ??= new Set()).add(index);
-    debug(`ignored content block of unknown type "${blockType}" at index ${index}`, value);
-    return true;
   }
 
   function take(): DecodeBatch {

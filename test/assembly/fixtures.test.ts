@@ -11,7 +11,19 @@ import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import type { AssemblyOutput } from '../../src/assembly/types.js';
 import { decodeSSE } from '../../src/transport/decodeSSE.js';
 
-const FIXTURES = ['text-thinking-tools', 'unicode', 'empty-tool-input', 'truncated-tool-input'] as const;
+const FIXTURES = [
+  'text-thinking-tools',
+  'unicode',
+  'empty-tool-input',
+  'truncated-tool-input',
+  // One per block type the API documents beyond the core four (SPEC §14), plus a type from the future.
+  'server-tools',
+  'code-execution',
+  'mcp-connector',
+  'compaction',
+  'programmatic-tool-call',
+  'unknown-block',
+] as const;
 const dir = join(import.meta.dirname, '..', 'fixtures');
 
 /** Runs chunks through the client path synchronously (the source is synchronous). */
@@ -44,6 +56,8 @@ describe.each(FIXTURES)('golden fixture %s', (name) => {
 
   it('assembles to the expected message in one chunk', () => {
     expect(whole.at(-1)).toEqual({ type: 'message', message: expected });
+    // Well-formed: nothing needed repair.
+    expect(whole.filter((o) => o.type === 'warning')).toEqual([]);
     // One block event per content block, in the message's order.
     const blocks = whole.filter((o) => o.type === 'block');
     expect(blocks.map((b) => b.type === 'block' && b.index)).toEqual(

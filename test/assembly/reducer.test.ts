@@ -320,7 +320,8 @@ describe('assembly reducer: typed errors at the offending event', () => {
     { name: 'citations_delta on a thinking block', events: [S, thinkingStart(0), citation(0, {})], type: 'delta_type_mismatch', message: /citations_delta/ },
     { name: 'any delta on redacted_thinking', events: [S, redactedStart(0), thinking(0, 'x')], type: 'delta_type_mismatch', message: /redacted_thinking block/ },
     { name: 'a block started twice (open)', events: [S, textStart(0), textStart(0)], type: 'duplicate_block_start', message: /already started/ },
-    { name: 'a block started twice (stopped)', events: [S, textStart(0), blockStop(0), toolStart(0)], type: 'duplicate_block_start', message: /already started/ },
+    // (Only the latest index taken again while nothing is open is repaired: see openSet.test.ts.)
+    { name: 'a block started twice (stopped)', events: [S, textStart(0), blockStop(0), textStart(1), blockStop(1), toolStart(0)], type: 'duplicate_block_start', message: /already started/ },
     { name: 'content_block_start before message_start', events: [textStart(0)], type: 'event_before_message_start', message: /before message_start/ },
     { name: 'a delta before message_start', events: [text(0, 'x')], type: 'event_before_message_start', message: /before message_start/ },
     { name: 'a stop before message_start', events: [blockStop(0)], type: 'event_before_message_start', message: /before message_start/ },
@@ -328,7 +329,6 @@ describe('assembly reducer: typed errors at the offending event', () => {
     { name: 'message_stop before message_start', events: [messageStop], type: 'event_before_message_start', message: /before message_start/ },
     { name: 'message_start after message_stop', events: [S, messageStop, S], type: 'duplicate_message_start', message: /second message_start/ },
     { name: 'a block after message_stop', events: [S, messageStop, textStart(0)], type: 'event_after_message_stop', message: /after message_stop/ },
-    { name: 'message_stop with a block still open', events: [S, textStart(0), textStart(1), blockStop(1), messageStop], type: 'block_not_stopped', message: /block\(s\) 0/ },
   ];
   it.each(cases)('$name → $type', ({ events, type, message }) => {
     const thrown = captureError(events);

@@ -129,20 +129,23 @@ describe('decodeSSE', () => {
     expect(outputs[2]).toMatchObject({ type: 'debug', message: expect.stringContaining('future_thing') });
   });
 
-  it('reports unknown delta types as debug events', () => {
+  it('passes deltas of an unknown type on (assembly applies them), checking only their string type', () => {
     const text =
       start + textStart + sseEvent({ type: 'content_block_delta', index: 0, delta: { type: 'sparkle_delta', sparkle: 1 } }) + textDelta('ok') + stop;
     const { outputs, error } = decode([text]);
     expect(error).toBeUndefined();
-    expect(outputs.map((o) => o.type)).toEqual(['message_start', 'content_block_start', 'debug', 'content_block_delta', 'message_stop']);
-    expect(outputs[2]).toMatchObject({ message: expect.stringContaining('sparkle_delta') });
+    expect(outputs.map((o) => o.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'message_stop']);
+    expect(outputs[2]).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'sparkle_delta', sparkle: 1 } });
+    const bad = decode([start + textStart + sseEvent({ type: 'content_block_delta', index: 0, delta: { type: 7 } }) + stop]);
+    expect(bad.error).toMatchObject({ type: 'invalid_event', message: expect.stringContaining('"delta.type" is not a string') });
   });
 
-  it('drops a block of an unknown type with its deltas and stop, reporting it once', () => {
+  it('passes a block of an unknown type on whole, with its deltas and stop (content, not noise)', () => {
+    const gadget = { type: 'server_gadget', id: 'g', nested: { deep: [1, 2] } };
     const text =
       start +
-      sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'server_gadget', id: 'g' } }) +
-      sseEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hidden' } }) +
+      sseEvent({ type: 'content_block_start', index: 0, content_block: gadget }) +
+      sseEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'kept' } }) +
       sseEvent({ type: 'content_block_stop', index: 0 }) +
       sseEvent({ type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }) +
       textDelta('shown', 1) +
@@ -152,12 +155,18 @@ describe('decodeSSE', () => {
     expect(error).toBeUndefined();
     expect(outputs.map((o) => o.type)).toEqual([
       'message_start',
-      'debug',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
       'content_block_start',
       'content_block_delta',
       'content_block_stop',
       'message_stop',
     ]);
+    expect(outputs[1]).toEqual({ type: 'content_block_start', index: 0, content_block: gadget });
+    // A core type with its fields missing is still invalid.
+    const bad = decode([start + sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'x' } }) + stop]);
+    expect(bad.error).toMatchObject({ type: 'invalid_event' });
   });
 
   it('fails with invalid_json quoting the first bytes, after emitting what came before', () => {

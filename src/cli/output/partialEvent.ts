@@ -36,6 +36,7 @@ export function rawEventsOf(event: AssemblyEvent): RawEventLike[] {
         { type: 'message_delta', delta: { stop_reason: event.stopReason, stop_sequence: event.stopSequence }, usage: event.usage },
       ];
     case 'message':
+    case 'warning':
       return [];
     default:
       return assertNever(event);

@@ -185,6 +185,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
       case 'thinking_delta':
       case 'tool_input_delta':
       case 'message_delta':
+      case 'warning':
         break;
       default:
         assertNever(event);
