@@ -3,10 +3,10 @@
  * message out. The logic is the reducer in `src/assembly/reducer.ts`; this file only gives each
  * subscription its own state and releases it.
  */
-import { Observable } from 'rxjs';
+import { Observable, Subject, takeUntil } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { assembleStep, createAssemblyState } from '../src/assembly/reducer.js';
-import type { AssemblyState } from '../src/assembly/reducer.js';
+import type { AssemblyBatch, AssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyOutput } from '../src/assembly/types.js';
 import type { TransportOutput } from '../src/transport/types.js';
 
@@ -69,28 +69,33 @@ export function assembleBlocks(): OperatorFunction<TransportOutput, AssemblyOutp
     new Observable<AssemblyOutput>((subscriber) => {
       // Per subscription: a second subscription assembles its own response (cold).
       let state: AssemblyState | undefined = createAssemblyState();
-      const subscription = source$.subscribe({
-        next(event) {
-          let out;
-          try {
-            // `state` is only undefined after teardown, when no event can arrive any more.
-            out = assembleStep(state as AssemblyState, event);
-          } catch (error) {
-            subscriber.error(error);
-            return;
-          }
-          if (out === undefined) return;
-          // One output per event but for the rare batch (prefilled content, repaired streams).
-          if (Array.isArray(out)) for (const output of out as readonly AssemblyOutput[]) subscriber.next(output);
-          else subscriber.next(out as AssemblyOutput);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        subscription.unsubscribe();
+      // Registered before subscribing, so an unsubscribe in the middle of a synchronous source
+      // (take(3) downstream) stops that source at once, not after it ran to the end.
+      const unsubscribed$ = new Subject<void>();
+      subscriber.add(() => {
+        unsubscribed$.next();
         // Release memory on any termination: a partial message may hold megabytes of chunks.
         state = undefined;
-      };
+      });
+      subscriber.add(
+        source$.pipe(takeUntil(unsubscribed$)).subscribe({
+          next(event) {
+            if (state === undefined) return;
+            let step: AssemblyOutput | AssemblyBatch | undefined;
+            try {
+              step = assembleStep(state, event);
+            } catch (error) {
+              subscriber.error(error);
+              return;
+            }
+            if (step === undefined) return;
+            // One output per event but for the rare batch (content in message_start, a repair).
+            if (!Array.isArray(step)) subscriber.next(step as AssemblyOutput);
+            else for (const output of step as AssemblyBatch) subscriber.next(output);
+          },
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => subscriber.complete(),
+        }),
+      );
     });
 }

@@ -81,9 +81,23 @@ export function isKnownBlockType(type: string): boolean {
  * next): any object with a string `type` that is not a known one, kept whole. A malformed known
  * block (a `text` without text) is still rejected, because its type is known.
  */
-export const otherBlockSchema = z.looseObject({
-  type: z.string().refine((type) => !KNOWN_BLOCK_TYPES.has(type), { message: 'a block of a known type with missing or wrong fields' }),
-});
+export const otherBlockSchema = z
+  .looseObject({ type: z.string() })
+  // Reported at the block itself: a known type's own, deeper issues then say what is wrong.
+  .refine((block) => !KNOWN_BLOCK_TYPES.has(block.type), { message: 'a block of a known type with missing or wrong fields', abort: true });
+
+/**
+ * Block types the Messages API documents for requests beyond the ones typed here (documents,
+ * search results, tool references, ...): what a request validator accepts besides the known ones.
+ * The protocol schemas accept any type (a newer API's block must survive a round trip); a
+ * validator that plays the API rejects the rest, as the API would.
+ */
+export const OTHER_API_BLOCK_TYPES: ReadonlySet<string> = new Set(['document', 'search_result', 'tool_reference', 'web_search_result']);
+
+/** Whether the Messages API takes a block of this type in a request. */
+export function isApiBlockType(type: string): boolean {
+  return KNOWN_BLOCK_TYPES.has(type) || OTHER_API_BLOCK_TYPES.has(type);
+}
 
 /** The run-time shape of a block of a type this version does not know (see `contentBlockSchema`). */
 export interface OtherBlock {

@@ -28,7 +28,7 @@ export const CORE_BLOCK_TYPES: ReadonlySet<string> = new Set(
   coreBlockStartSchema.options.map((option) => option.shape.type.value),
 );
 export const otherBlockStartSchema = z.looseObject({
-  type: z.string().refine((type) => !CORE_BLOCK_TYPES.has(type), { message: 'a core block start with missing or wrong fields' }),
+  type: z.string().refine((type) => !CORE_BLOCK_TYPES.has(type), { message: 'a core block start with missing or wrong fields', abort: true }),
 });
 /** The start of a block of any other type: its fields as sent. */
 export interface OtherBlockStart {

@@ -13,6 +13,7 @@
  * Thinking blocks in earlier turns are accepted without `thinking` enabled, because the real API
  * drops them from context rather than rejecting the request.
  */
+import { isApiBlockType } from '../protocol/content.js';
 import { messagesRequestSchema } from '../protocol/request.js';
 
 type Json = Record<string, unknown>;
@@ -132,6 +133,7 @@ function checkContent(message: Json, i: number, isLast: boolean, errors: string[
   for (const [k, block] of blocksOf(message)) {
     const where = `messages[${i}].content[${k}]`;
     const type = block['type'];
+    if (typeof type !== 'string' || !isApiBlockType(type)) errors.push(`${where}.type: not a block type the API accepts: ${describe(type)}`);
     if (type === 'text' && block['text'] === '') errors.push(`${where}: text blocks must not be empty`);
     if (type === 'tool_use') {
       if (role !== 'assistant') errors.push(`${where}: tool_use blocks may only appear in assistant messages`);
