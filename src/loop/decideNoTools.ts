@@ -34,6 +34,7 @@ import {
   tokenBudgetContinuation,
   type Appended,
 } from './transitions.js';
+import { decideStopReason } from './stopReasons.js';
 import type { LoopState, UserMessageReason } from './types.js';
 
 /** The assistant message as history keeps it (none when nothing replayable is left). */
@@ -63,6 +64,8 @@ function followUp(
 }
 
 export function decideNoTools(state: LoopState, message: AssistantMessage, uuid: string, config: DecideConfig): Decision {
+  const special = decideStopReason(state, message, uuid);
+  if (special !== undefined) return special;
   if (message.stop_reason === 'max_tokens') {
     const kept = assistantAdditions(message, uuid);
     if (state.maxOutputTokensRecoveryCount < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) {

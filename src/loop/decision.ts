@@ -55,13 +55,20 @@ export function terminal(
   };
 }
 
-/** One copy of the history per continue site (the request needs the array anyway). */
+/**
+ * One copy of the history per continue site (the request needs the array anyway). An assistant
+ * message right after an assistant message (the continuation of a `pause_turn`) joins it: it is
+ * the same turn of the model, and roles must alternate.
+ */
 export function appendAll(state: LoopState, additions: readonly Addition[]): Appended {
   if (additions.length === 0) return { messages: state.messages, lastUuid: state.lastMessageUuid };
-  return {
-    messages: [...state.messages, ...additions.map((a) => a.message)],
-    lastUuid: additions[additions.length - 1]!.uuid,
-  };
+  const last = state.messages[state.messages.length - 1];
+  const first = additions[0]!.message;
+  const joins = last?.role === 'assistant' && first.role === 'assistant' && Array.isArray(last.content) && Array.isArray(first.content);
+  const head = joins ? state.messages.slice(0, -1) : state.messages;
+  const added = additions.map((a) => a.message);
+  if (joins) added[0] = { ...last, content: [...(last.content as unknown[]), ...(first.content as unknown[])] } as MessageParam;
+  return { messages: [...head, ...added], lastUuid: additions[additions.length - 1]!.uuid };
 }
 
 export function assistantAddition(message: MessageParam, uuid: string, source: AssistantMessage): Addition {

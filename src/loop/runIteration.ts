@@ -54,6 +54,7 @@ import {
   textOf,
   toolResultsMessage,
 } from './messages.js';
+import { contextWindowExceeded } from './contextWindow.js';
 import { addUsage, costOf, priceFor } from './pricing.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
 import type { GovernorNotice, HookDecision } from './seams.js';
@@ -347,6 +348,8 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     const toolsOf = (model: string, messages: readonly MessageParam[]): MessagesRequest => ({
       ...base,
       model,
+      // The code-execution container of an earlier response: its files and state carry on.
+      ...(state.container !== undefined ? { container: state.container } : {}),
       // A resumed history may end with a user message before the new prompt: join them. Thinking
       // blocks go only into requests that enable thinking (SPEC §7); the history keeps them.
       messages: (base.thinking ? joinConsecutiveUsers(messages) : stripThinking(joinConsecutiveUsers(messages))) as MessageParam[],
@@ -397,10 +400,14 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
             costUsd: state.costUsd + cost,
             turnOutputTokens: state.turnOutputTokens + (message.usage.output_tokens ?? 0),
             lastAssistantText: text !== '' ? text : state.lastAssistantText,
+            container: message.container?.id ?? state.container,
             lastUsage: message.usage,
             // The reply will sit right after the messages this request carried.
             lastUsageCovers: state.messages.length + 1,
           };
+          // Recovered like prompt-too-long (reactive compaction): the cut reply is not kept, its cost is.
+          const windowExceeded = contextWindowExceeded(message);
+          if (windowExceeded) throw windowExceeded;
           return [ev({ type: 'assistant_message', message, uuid: attempt.messageUuid ?? (attempt.messageUuid = ctx.newId()) })];
         }
         case 'block_start':

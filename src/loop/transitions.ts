@@ -20,6 +20,7 @@ export const FRESH_TURN_COUNTERS = {
   maxOutputTokensRecoveryCount: 0,
   malformedToolUseRetryCount: 0,
   thinkingOnlyNudged: false,
+  pauseTurnContinuations: 0,
   hasAttemptedReactiveCompact: false,
   stopHookActive: false,
   stopHookBlockCount: 0,
@@ -82,5 +83,13 @@ export function tokenBudgetContinuation(state: LoopState, history: Appended, inc
     ...advance(state, 'token_budget_continuation', history),
     tokenBudgetContinuations: state.tokenBudgetContinuations + 1,
     tokenBudgetIncrements: [...state.tokenBudgetIncrements, increment],
+  };
+}
+
+/** The paused content went back as is: the same turn, one more API attempt (SPEC §14). */
+export function pauseTurnContinuation(state: LoopState, history: Appended): LoopState {
+  return {
+    ...advance(state, 'pause_turn_continuation', history),
+    pauseTurnContinuations: state.pauseTurnContinuations + 1,
   };
 }

@@ -42,6 +42,8 @@ export const TERMINAL_REASONS = [
   'malformed_tool_use_exhausted',
   'budget_exhausted',
   'turn_setup_failed',
+  /** The model declined (stop_reason `refusal`); `error.details` holds the API's `stop_details`. */
+  'refusal',
 ] as const;
 /** Why a run ended: the `reason` of its single `terminal` event. */
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
@@ -84,6 +86,8 @@ export const TRANSITION_REASONS = [
   'thinking_only_nudge',
   'stop_hook_blocking',
   'token_budget_continuation',
+  /** The API paused a long server-tool turn (`pause_turn`): its content goes back so it resumes. */
+  'pause_turn_continuation',
 ] as const;
 /** Why the loop started another iteration: the `reason` of a `transition` event. */
 export type TransitionReason = (typeof TRANSITION_REASONS)[number];
@@ -117,8 +121,10 @@ export type UserMessageReason =
 
 /** The error of a failed run, flattened to data so it can be printed, serialized and compared. */
 export interface LoopError {
-  readonly kind: RxAgentErrorKind | 'max_output_tokens' | 'malformed_tool_use' | 'hook' | 'internal';
+  readonly kind: RxAgentErrorKind | 'max_output_tokens' | 'malformed_tool_use' | 'hook' | 'internal' | 'refusal';
   readonly message: string;
+  /** What the API said beside the error (a refusal's `stop_details`). */
+  readonly details?: unknown;
   readonly status?: number;
   /** The API's error type when there was one. */
   readonly errorType?: string;
@@ -293,6 +299,10 @@ export interface LoopState {
   readonly maxOutputTokensRecoveryCount: number;
   readonly malformedToolUseRetryCount: number;
   readonly thinkingOnlyNudged: boolean;
+  /** `pause_turn` continuations in this turn (bounded: see `PAUSE_TURN_CONTINUATION_LIMIT`). */
+  readonly pauseTurnContinuations: number;
+  /** The code-execution container the API last returned: the next request names it. */
+  readonly container?: string | undefined;
   readonly hasAttemptedReactiveCompact: boolean;
   readonly stopHookActive: boolean;
   readonly stopHookBlockCount: number;

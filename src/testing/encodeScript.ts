@@ -6,7 +6,7 @@
  * scripted server would send, without starting it.
  */
 import type { AssistantContentBlock, AssistantMessage, StopReason, Usage } from '../protocol/content.js';
-import type { StreamEvent } from '../protocol/events.js';
+import type { BlockStart, StreamEvent } from '../protocol/events.js';
 import type { ScriptedBlock, ScriptedMessage } from './script.js';
 import { assertNever } from '../util/assertNever.js';
 
@@ -85,7 +85,7 @@ export function scriptedMessageToEvents(msg: ScriptedMessage, opts: EncodeScript
       type: 'message',
       role: 'assistant',
       model: msg.model ?? opts.model ?? DEFAULT_SCRIPTED_MODEL,
-      content: [],
+      content: (msg.prefilled ?? []) as unknown as AssistantContentBlock[],
       stop_reason: null,
       stop_sequence: null,
       // Like the real API: input-side usage up front, output_tokens counted at the end.
@@ -93,7 +93,9 @@ export function scriptedMessageToEvents(msg: ScriptedMessage, opts: EncodeScript
     },
   });
 
-  msg.blocks.forEach((block, index) => {
+  const offset = msg.prefilled?.length ?? 0;
+  msg.blocks.forEach((block, at) => {
+    const index = at + offset;
     const deltaDelay = block.deltaDelayMs ?? 0;
     push({ type: 'content_block_start', index, content_block: blockStart(block, responseIndex, index) }, block.delayMs ?? 0);
     switch (block.type) {
@@ -119,10 +121,13 @@ export function scriptedMessageToEvents(msg: ScriptedMessage, opts: EncodeScript
         // The API sends redacted thinking whole in content_block_start, with no deltas.
         break;
       case 'tool_use':
+      case 'server_tool_use':
         for (const partial_json of splitText(toolInputText(block), block.chunkSize)) {
           push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }, deltaDelay);
         }
         break;
+      case 'server_block':
+        break; // whole in its start, like the API's tool results
       default:
         assertNever(block, 'scripted block');
     }
@@ -132,8 +137,14 @@ export function scriptedMessageToEvents(msg: ScriptedMessage, opts: EncodeScript
   push(
     {
       type: 'message_delta',
-      delta: { stop_reason: msg.stopReason ?? defaultStopReason(msg), stop_sequence: msg.stopSequence ?? null },
+      delta: {
+        stop_reason: msg.stopReason ?? defaultStopReason(msg),
+        stop_sequence: msg.stopSequence ?? null,
+        ...(msg.container !== undefined ? { container: msg.container } : {}),
+        ...(msg.stopDetails !== undefined ? { stop_details: msg.stopDetails } : {}),
+      },
       usage,
+      ...(msg.contextManagement !== undefined ? { context_management: msg.contextManagement } : {}),
     },
     msg.endDelayMs ?? 0,
   );
@@ -189,7 +200,9 @@ export function planScriptedStream(msg: ScriptedMessage, opts: EncodeScriptOptio
  */
 export function scriptedMessageToJson(msg: ScriptedMessage, opts: EncodeScriptOptions = {}): AssistantMessage {
   const responseIndex = opts.responseIndex ?? 0;
-  const content = msg.blocks.map((block, index): AssistantContentBlock => {
+  const offset = msg.prefilled?.length ?? 0;
+  const streamed = msg.blocks.map((block, at): AssistantContentBlock => {
+    const index = at + offset;
     switch (block.type) {
       case 'text':
         return { type: 'text', text: block.text };
@@ -204,10 +217,15 @@ export function scriptedMessageToJson(msg: ScriptedMessage, opts: EncodeScriptOp
           name: block.name,
           input: parseObjectInput(block, index),
         };
+      case 'server_tool_use':
+        return { type: 'server_tool_use', id: block.id ?? defaultServerToolUseId(responseIndex, index), name: block.name, input: { ...(block.input ?? {}) } };
+      case 'server_block':
+        return { ...block.block } as unknown as AssistantContentBlock;
       default:
         return assertNever(block, 'scripted block');
     }
   });
+  const content = [...((msg.prefilled ?? []) as unknown as AssistantContentBlock[]), ...streamed];
   return {
     id: msg.id ?? defaultMessageId(responseIndex),
     type: 'message',
@@ -216,6 +234,9 @@ export function scriptedMessageToJson(msg: ScriptedMessage, opts: EncodeScriptOp
     content,
     stop_reason: msg.stopReason ?? defaultStopReason(msg),
     stop_sequence: msg.stopSequence ?? null,
+    ...(msg.container !== undefined ? { container: msg.container } : {}),
+    ...(msg.stopDetails !== undefined ? { stop_details: msg.stopDetails } : {}),
+    ...(msg.contextManagement !== undefined ? { context_management: msg.contextManagement } : {}),
     usage: scriptedUsage(msg, opts),
   };
 }
@@ -233,8 +254,13 @@ export function encodeSSEStream(events: readonly { readonly type: string }[]): s
 }
 
 /** The JSON text a tool_use block streams: `rawInput` when given, else its input as JSON. */
-export function toolInputText(block: Extract<ScriptedBlock, { type: 'tool_use' }>): string {
-  return block.rawInput ?? JSON.stringify(block.input ?? {});
+export function toolInputText(block: Extract<ScriptedBlock, { type: 'tool_use' | 'server_tool_use' }>): string {
+  return ('rawInput' in block ? block.rawInput : undefined) ?? JSON.stringify(block.input ?? {});
+}
+
+/** The default server_tool_use id of block `blockIndex` in response `responseIndex`. */
+export function defaultServerToolUseId(responseIndex: number, blockIndex: number): string {
+  return `srvtoolu_scripted_${responseIndex}_${blockIndex}`;
 }
 
 /**
@@ -278,6 +304,10 @@ function blockStart(block: ScriptedBlock, responseIndex: number, index: number) 
         name: block.name,
         input: {},
       };
+    case 'server_tool_use':
+      return { type: 'server_tool_use', id: block.id ?? defaultServerToolUseId(responseIndex, index), name: block.name, input: {} } as unknown as BlockStart;
+    case 'server_block':
+      return block.block as unknown as BlockStart;
     default:
       return assertNever(block, 'scripted block');
   }
@@ -297,7 +327,10 @@ function blockPayload(block: ScriptedBlock): string {
     case 'redacted_thinking':
       return block.data;
     case 'tool_use':
+    case 'server_tool_use':
       return toolInputText(block);
+    case 'server_block':
+      return JSON.stringify(block.block);
     default:
       return assertNever(block, 'scripted block');
   }

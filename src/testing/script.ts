@@ -36,6 +36,13 @@ export type ScriptedBlock = BlockTiming &
         readonly input?: Readonly<Record<string, unknown>>;
         readonly rawInput?: string;
       }
+    /** A server tool call (web search, code execution, ...): streamed like tool_use, never run by the client. */
+    | { readonly type: 'server_tool_use'; readonly id?: string; readonly name: string; readonly input?: Readonly<Record<string, unknown>> }
+    /**
+     * Any other block, sent whole in its `content_block_start` (server tool results, MCP blocks,
+     * container_upload, compaction, a type newer than the client): `block` is the block as is.
+     */
+    | { readonly type: 'server_block'; readonly block: Readonly<Record<string, unknown>> }
   );
 
 /** A streamed reply: its blocks, stop reason, usage and any stream fault to inject. */
@@ -48,6 +55,12 @@ export interface ScriptedMessage {
   readonly usage?: Usage;
   readonly id?: string;
   readonly model?: string;
+  /** Complete blocks sent inside `message_start` (programmatic tool calling); streamed blocks follow them. */
+  readonly prefilled?: readonly Readonly<Record<string, unknown>>[];
+  /** `message_delta` extras as the API sends them: the code-execution container, stop details, context management. */
+  readonly container?: { readonly id: string; readonly expires_at?: string };
+  readonly stopDetails?: unknown;
+  readonly contextManagement?: unknown;
   /** Wait before `message_delta`/`message_stop`. */
   readonly endDelayMs?: number;
   /**

@@ -52,6 +52,7 @@ export function resultSubtypeOf(reason: TerminalReason): ResultSubtype {
     case 'api_error':
     case 'malformed_tool_use_exhausted':
     case 'turn_setup_failed':
+    case 'refusal':
       return 'error_during_execution';
     default:
       return assertNever(reason);
