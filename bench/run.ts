@@ -9,6 +9,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { assemblyBench } from './assembly.bench.js';
 import { contextBench } from './context.bench.js';
+import { costBench } from './cost.bench.js';
 import { grepBench } from './grep.bench.js';
 import { loadBench } from './load.bench.js';
 import { loopBench } from './loop.bench.js';
@@ -17,7 +18,7 @@ import { sessionBench } from './session.bench.js';
 import { soakBench } from './soak.bench.js';
 import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loadBench, soakBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loadBench, soakBench, costBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

@@ -60,6 +60,12 @@ export interface AgentLoopOptions {
   /** `max_tokens` of each request. Default 32000. */
   readonly maxOutputTokens?: number;
   readonly thinking?: ThinkingConfig;
+  /**
+   * Prompt-caching breakpoints on the system prompt, the tools and the last message (Claude
+   * Code's placement; SPEC §14). The command turns it on unless DISABLE_PROMPT_CACHING=1; for the
+   * library it is opt-in (default false), so requests stay exactly what the caller built.
+   */
+  readonly promptCaching?: boolean;
   readonly hooks?: AgentLoopHooks;
   readonly canUseTool?: CanUseTool;
   /** Used for the rest of the run when the primary model stays overloaded after its retries. */

@@ -55,7 +55,8 @@ import {
   toolResultsMessage,
 } from './messages.js';
 import { contextWindowExceeded } from './contextWindow.js';
-import { addUsage, costOf, priceFor } from './pricing.js';
+import { shapeRequest } from './shapeRequest.js';
+import { addUsage, budgetPriceFor, costOf, priceFor } from './pricing.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
 import type { GovernorNotice, HookDecision } from './seams.js';
 import { nextTurn, reactiveCompactRetry } from './transitions.js';
@@ -355,6 +356,12 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
       messages: (base.thinking ? joinConsecutiveUsers(messages) : stripThinking(joinConsecutiveUsers(messages))) as MessageParam[],
     });
 
+    // Cache breakpoints and beta headers, added last (the history itself never carries them).
+    const callShaped = (model: string, messages: readonly MessageParam[]) => {
+      const { request, callOptions } = shapeRequest(toolsOf(model, messages), { promptCaching: ctx.options.promptCaching === true });
+      return callOptions === undefined ? ctx.callModel(request) : ctx.callModel(request, callOptions);
+    };
+
     let attempt = newAttempt();
     let interrupted = false;
     const stop$ = merge(
@@ -391,7 +398,9 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         case 'message': {
           const message = event.message;
           attempt.message = message;
-          const cost = costOf(message.usage, priceFor(message.model || state.model, ctx.prices));
+          const model = message.model || state.model;
+          // Under a budget an unknown model is charged the highest known price, never $0.
+          const cost = costOf(message.usage, ctx.budget ? budgetPriceFor(model, ctx.prices) : priceFor(model, ctx.prices));
           ctx.budget?.charge(cost);
           const text = textOf(message);
           state = {
@@ -485,7 +494,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         const current = attempt;
         const tools = ctx.options.tools ?? [];
         return concat(
-          ctx.callModel(toolsOf(model, messages)).pipe(
+          callShaped(model, messages).pipe(
             assembleBlocks(),
             connect((shared$) =>
               merge(

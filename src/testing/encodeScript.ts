@@ -7,6 +7,7 @@
  */
 import type { AssistantContentBlock, AssistantMessage, StopReason, Usage } from '../protocol/content.js';
 import type { BlockStart, StreamEvent } from '../protocol/events.js';
+import type { CacheBill } from './promptCache.js';
 import type { ScriptedBlock, ScriptedMessage } from './script.js';
 import { assertNever } from '../util/assertNever.js';
 
@@ -28,6 +29,8 @@ export interface EncodeScriptOptions {
   readonly model?: string;
   /** input_tokens of the default usage (the server passes an estimate from the request size). */
   readonly inputTokens?: number;
+  /** How the default usage splits that input between cache reads, cache writes and the rest. */
+  readonly cacheBill?: CacheBill;
 }
 
 /** The model name of a scripted reply that names none. */
@@ -57,11 +60,12 @@ export function defaultStopReason(msg: ScriptedMessage): StopReason {
 export function scriptedUsage(msg: ScriptedMessage, opts: EncodeScriptOptions = {}): Usage {
   if (msg.usage) return msg.usage;
   const outputChars = msg.blocks.reduce((sum, b) => sum + blockPayload(b).length, 0);
+  const bill = opts.cacheBill;
   return {
-    input_tokens: opts.inputTokens ?? 0,
+    input_tokens: bill ? bill.inputTokens : (opts.inputTokens ?? 0),
     output_tokens: Math.max(1, Math.ceil(outputChars / 4)),
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: bill?.cacheCreationInputTokens ?? 0,
+    cache_read_input_tokens: bill?.cacheReadInputTokens ?? 0,
   };
 }
 

@@ -31,6 +31,7 @@ import type {
   ScriptedRaw,
   ScriptedResponse,
 } from './script.js';
+import { createPromptCacheSimulator, type PromptCacheOptions } from './promptCache.js';
 import { validateMessagesRequest } from './validateRequest.js';
 
 /** Options of {@link startScriptedServer}. */
@@ -40,6 +41,11 @@ export interface ScriptedServerOptions {
   readonly validate?: boolean;
   /** Called with each request's record as soon as it is recorded, before the response. */
   readonly onRequest?: (request: RecordedRequest) => void;
+  /**
+   * Bill prompt caching like the API (see `promptCache.ts`): a prefix up to a breakpoint that an
+   * earlier request wrote is billed as cache read. Default off (usage is the plain estimate).
+   */
+  readonly promptCache?: boolean | PromptCacheOptions;
 }
 
 /** A running scripted model server. */
@@ -81,6 +87,7 @@ const ERROR_TYPE_BY_STATUS: Readonly<Record<number, string>> = Object.fromEntrie
 /** Starts a scripted Messages API server on 127.0.0.1 that plays `script` and records every request. */
 export async function startScriptedServer(options: ScriptedServerOptions): Promise<ScriptedServer> {
   const { script, validate = true, onRequest } = options;
+  const promptCache = options.promptCache ? createPromptCacheSimulator(options.promptCache === true ? {} : options.promptCache) : undefined;
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
   // One listener per open response: hundreds at once is normal under load, not a leak.
@@ -213,10 +220,12 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return;
     }
     const responseIndex = played++;
+    const inputTokens = estimateInputTokens(rawBody);
     const encode: EncodeScriptOptions = {
       responseIndex,
       model: request.model,
-      inputTokens: estimateInputTokens(rawBody),
+      inputTokens,
+      ...(promptCache ? { cacheBill: promptCache.bill(request, inputTokens) } : {}),
     };
     const ctx: PlayContext = { res, headers, signal: playback.signal, sleep, state, requestId: headers['request-id'] };
 
