@@ -1,8 +1,10 @@
 /**
  * Context window and output limits per model (SPEC §6). The table is matched by the longest
  * prefix of the model id, so dated ids (`claude-sonnet-4-5-20250929`) find their family; an
- * unknown model gets `DEFAULT_MODEL_LIMITS`. Callers override or extend it per governor.
+ * unknown model gets `DEFAULT_MODEL_LIMITS`. Callers override or extend it per governor. The
+ * numbers come from the one model table (`modelTable.ts`).
  */
+import { MODEL_TABLE } from './modelTable.js';
 
 export interface ModelLimits {
   /** Input + output tokens the model accepts in one request. */
@@ -17,18 +19,10 @@ export type ModelLimitsTable = Readonly<Record<string, ModelLimits>>;
 /** The limits assumed for a model the table does not know. */
 export const DEFAULT_MODEL_LIMITS: ModelLimits = { contextWindow: 200_000, maxOutputTokens: 32_000 };
 
-/** Keys are id prefixes. The longest matching prefix wins. */
-export const MODEL_LIMITS: ModelLimitsTable = {
-  'claude-opus-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'claude-opus-4-1': { contextWindow: 200_000, maxOutputTokens: 32_000 },
-  'claude-opus-4': { contextWindow: 200_000, maxOutputTokens: 32_000 },
-  'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'claude-sonnet-4': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'claude-haiku-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'claude-3-7-sonnet': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'claude-3-5-sonnet': { contextWindow: 200_000, maxOutputTokens: 8_192 },
-  'claude-3-5-haiku': { contextWindow: 200_000, maxOutputTokens: 8_192 },
-};
+/** Keys are id prefixes (from the model table). The longest matching prefix wins. */
+export const MODEL_LIMITS: ModelLimitsTable = Object.fromEntries(
+  MODEL_TABLE.map((m) => [m.id, { contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens }] as const),
+);
 
 /**
  * The limits of `model`: the longest prefix match in `overrides` first, then in the built-in

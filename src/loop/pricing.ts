@@ -2,6 +2,7 @@
  * Cost in USD from reported usage. Prices are per million tokens; cache writes and reads have
  * their own rates. The table is an option: pass your own for other models or new prices.
  */
+import { highestPricedModel, MODEL_TABLE } from '../context/modelTable.js';
 import type { Usage } from '../protocol/content.js';
 import type { UsageTotals } from './types.js';
 
@@ -17,23 +18,15 @@ export interface ModelPrice {
 /** Prices by model-name prefix (see `priceFor`); pass your own to price other models. */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
-const opus4: ModelPrice = { inputPerMTok: 15, outputPerMTok: 75, cacheWritePerMTok: 18.75, cacheReadPerMTok: 1.5 };
-const opus45: ModelPrice = { inputPerMTok: 5, outputPerMTok: 25, cacheWritePerMTok: 6.25, cacheReadPerMTok: 0.5 };
-const sonnet4: ModelPrice = { inputPerMTok: 3, outputPerMTok: 15, cacheWritePerMTok: 3.75, cacheReadPerMTok: 0.3 };
-const haiku45: ModelPrice = { inputPerMTok: 1, outputPerMTok: 5, cacheWritePerMTok: 1.25, cacheReadPerMTok: 0.1 };
-const haiku35: ModelPrice = { inputPerMTok: 0.8, outputPerMTok: 4, cacheWritePerMTok: 1, cacheReadPerMTok: 0.08 };
+/** The API's cache prices: a 5-minute cache write costs 1.25x the input price, a read 0.1x. */
+export function withCachePrices(inputPerMTok: number, outputPerMTok: number): ModelPrice {
+  return { inputPerMTok, outputPerMTok, cacheWritePerMTok: inputPerMTok * 1.25, cacheReadPerMTok: inputPerMTok * 0.1 };
+}
 
-/** Keys are model-name prefixes; the longest matching prefix wins (dated ids match their family). */
-export const DEFAULT_PRICES: PriceTable = {
-  'claude-opus-4-5': opus45,
-  'claude-opus-4-1': opus4,
-  'claude-opus-4': opus4,
-  'claude-sonnet-4-5': sonnet4,
-  'claude-sonnet-4': sonnet4,
-  'claude-3-7-sonnet': sonnet4,
-  'claude-haiku-4-5': haiku45,
-  'claude-3-5-haiku': haiku35,
-};
+/** Keys are model ids from the model table; the longest matching prefix wins (dated ids match their family). */
+export const DEFAULT_PRICES: PriceTable = Object.fromEntries(
+  MODEL_TABLE.map((m) => [m.id, withCachePrices(m.inputPerMTok, m.outputPerMTok)] as const),
+);
 
 /** The price of `model`: the entry with the longest key that prefixes it, or undefined for an unknown model. */
 export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): ModelPrice | undefined {
@@ -44,7 +37,22 @@ export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): Mod
   return best === undefined ? undefined : table[best];
 }
 
-/** Cost of one response. Unknown models cost 0 (a `warning` is the loop's business). */
+/**
+ * The price to charge against a budget: the model's, or for a model the table does not know the
+ * highest price in it, so `--max-budget-usd` still stops the run (never $0).
+ */
+export function budgetPriceFor(model: string, table: PriceTable = DEFAULT_PRICES): ModelPrice {
+  const known = priceFor(model, table);
+  if (known) return known;
+  const prices = Object.values(table);
+  if (prices.length === 0) {
+    const top = highestPricedModel();
+    return withCachePrices(top.inputPerMTok, top.outputPerMTok);
+  }
+  return prices.reduce((a, b) => (b.inputPerMTok + b.outputPerMTok > a.inputPerMTok + a.outputPerMTok ? b : a));
+}
+
+/** Cost of one response. Unknown models cost 0 without a budget (see `budgetPriceFor` for one). */
 export function costOf(usage: Usage, price: ModelPrice | undefined): number {
   if (!price) return 0;
   return (

@@ -10,6 +10,17 @@ export const toolDefinitionSchema = z.looseObject({
 });
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
+/**
+ * A tool the API runs itself (`web_search_20250305`, `web_fetch_20250910`, code execution, ...):
+ * a versioned `type` and a `name`, no input schema (the server knows it).
+ */
+export const serverToolDefinitionSchema = z.looseObject({
+  type: z.string().refine((type) => type !== 'custom', { abort: true }),
+  name: z.string().min(1).max(128),
+  cache_control: cacheControlSchema.optional(),
+});
+export type ServerToolDefinition = z.infer<typeof serverToolDefinitionSchema>;
+
 export const toolChoiceSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
   z.looseObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
@@ -21,6 +32,8 @@ export type ToolChoice = z.infer<typeof toolChoiceSchema>;
 export const thinkingConfigSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
   z.looseObject({ type: z.literal('disabled') }),
+  // Newer models decide how much to think themselves.
+  z.looseObject({ type: z.literal('adaptive') }),
 ]);
 export type ThinkingConfig = z.infer<typeof thinkingConfigSchema>;
 
@@ -29,7 +42,7 @@ export const messagesRequestSchema = z.looseObject({
   max_tokens: z.number().int().positive(),
   system: z.union([z.string(), z.array(textBlockSchema)]).optional(),
   messages: z.array(messageParamSchema),
-  tools: z.array(toolDefinitionSchema).optional(),
+  tools: z.array(z.union([toolDefinitionSchema, serverToolDefinitionSchema])).optional(),
   tool_choice: toolChoiceSchema.optional(),
   thinking: thinkingConfigSchema.optional(),
   metadata: z.looseObject({ user_id: z.string().optional() }).optional(),
