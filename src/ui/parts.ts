@@ -66,6 +66,12 @@ export function partFromBlock(messageKey: string, blockIndex: number, block: Ass
       }
       return newToolPart(key, blockIndex, block.id, block.name, block.input);
     }
+    default: {
+      // A block the server ran (web search, code execution, compaction, ...): a one-line label;
+      // its content stays in the message for the next request.
+      const text = 'name' in block && typeof block.name === 'string' ? `[${block.type}: ${block.name}]` : `[${block.type}]`;
+      return previous?.kind === 'text' && previous.text === text ? previous : { kind: 'text', key, blockIndex, text, streaming: false };
+    }
   }
 }
 

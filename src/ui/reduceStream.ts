@@ -98,6 +98,7 @@ export function reduceModelEvent(view: AgentView, event: AssemblyEvent | DebugEv
     }
     case 'message_delta':
     case 'debug':
+    case 'warning':
       return view;
     case 'message':
       return updateStreaming(view, settleMessage);
