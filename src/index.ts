@@ -215,6 +215,9 @@ export { createContextGovernor, DEFAULT_MAX_CONSECUTIVE_COMPACT_FAILURES, DEFAUL
 export type { ContextGovernorOptions, ToolResultLimit } from './context/createContextGovernor.js';
 export { DEFAULT_MODEL_LIMITS, MODEL_LIMITS, modelLimits } from './context/models.js';
 export type { ModelLimits, ModelLimitsTable } from './context/models.js';
+export { DEFAULT_MODEL, MODEL_ALIASES, MODEL_TABLE, modelInfo, resolveModel } from './context/modelTable.js';
+export type { ModelInfo, ThinkingSupport } from './context/modelTable.js';
+export { defaultThinkingFor } from './context/thinkingDefaults.js';
 export {
   AUTO_COMPACT_BUFFER,
   BLOCKING_BUFFER,
