@@ -93,6 +93,10 @@ export interface CliOptions {
   readonly debugFile: string | undefined;
   /** Flags accepted for the SDK's sake that change nothing here (see `IGNORED_FLAGS`). */
   readonly ignoredFlags: readonly string[];
+  /** `--no-sandbox`: run shell commands and hooks without the OS sandbox (said at start). */
+  readonly noSandbox: boolean;
+  /** `--timeout <seconds>`: the whole run's deadline in ms; undefined = the mode's default. */
+  readonly timeoutMs: number | undefined;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -253,7 +257,17 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     debug: v.debug !== undefined || v['debug-file'] !== undefined,
     debugFile: last(v['debug-file']),
     ignoredFlags: Object.keys(IGNORED_FLAGS).filter((name) => (v as Record<string, unknown>)[name] !== undefined).map((n) => `--${n}`),
+    noSandbox: v['no-sandbox'] === true,
+    timeoutMs: timeoutMsFrom(v.timeout),
     help: v.help === true,
     version: v.version === true,
   };
+}
+
+/** `--timeout <seconds>`: a positive number of seconds, as ms. */
+function timeoutMsFrom(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout must be a positive number of seconds (got '${value}')`);
+  return Math.round(seconds * 1000);
 }

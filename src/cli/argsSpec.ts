@@ -70,6 +70,8 @@ export const OPTION_CONFIG = {
   'strict-mcp-config': { type: 'boolean' },
   debug: { type: 'boolean', short: 'd' },
   'debug-file': { type: 'string', multiple: true },
+  'no-sandbox': { type: 'boolean' },
+  timeout: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
   ...IGNORED_FLAGS,
@@ -136,6 +138,8 @@ Options:
   --effort <level>                  low, medium, high, xhigh or max
   --betas <names...>                anthropic-beta headers to send
   -d, --debug                       Diagnostics on stderr (--debug-file <file>: to a file)
+  --no-sandbox                      Run Bash and hook commands without the OS sandbox (bubblewrap)
+  --timeout <seconds>               With -p: end the run after this long (default 3600)
   -h, --help                        Show this help
   -v, --version                     Show the version
 
@@ -146,6 +150,7 @@ Environment:
   ANTHROPIC_CUSTOM_HEADERS  Extra request headers, one "Name: value" per line
   ANTHROPIC_BETAS        anthropic-beta values, comma-separated
   CLAUDE_CODE_MAX_RETRIES, RXAGENT_MAX_RETRIES  Retries per model request (default 10)
+  API_TIMEOUT_MS         Total deadline of one model request in ms (default 600000)
   HTTPS_PROXY, NO_PROXY  Proxy for model requests; NODE_EXTRA_CA_CERTS: extra trusted CAs
 
 Exit status: 0 when the turn succeeded, 1 on an error result, 2 on a usage error.

@@ -25,6 +25,9 @@ import { continueLatest, fork, resume, startSession, type OpenedSession } from '
 import { createBuiltinTools } from '../tools/builtin/createBuiltinTools.js';
 import { resolveToolNames } from './toolNames.js';
 import { createWorkspace } from '../tools/builtin/workspace.js';
+import { createSandbox } from '../sandbox/createSandbox.js';
+import { describeSandbox, type SandboxStatus } from '../sandbox/types.js';
+import { commandNamesOf } from '../tools/builtin/shellParse.js';
 import type { CanUseTool, PermissionResult } from '../tools/hooks.js';
 import type { Tool } from '../tools/types.js';
 import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } from '../transport/createMessagesClient.js';
@@ -68,6 +71,8 @@ export interface PreparedRun {
   readonly transcriptPath: string;
   /** The subagents the Agent tool may start (name, description, model), for the host. */
   readonly agents: ReadonlyArray<{ readonly name: string; readonly description: string; readonly model?: string }>;
+  /** What confines shell commands and hooks in this run (said once at start when it is nothing). */
+  readonly sandbox?: SandboxStatus;
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
   /** With `--json-schema`: where the current turn's structured answer stands. */
@@ -149,7 +154,19 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     mkdirSync(toolResultsDir, { recursive: true, mode: 0o700 });
     const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir });
     const structured = options.jsonSchema === undefined ? undefined : createStructuredOutput(options.jsonSchema);
-    const tools = [...createBuiltinTools(workspace, { only: toolNames }), ...(structured ? [structured.tool] : [])];
+    const sandbox = createSandbox({
+      platform: runEnv.platform,
+      roots: workspace.roots,
+      settings: settings.sandbox,
+      disabled: options.noSandbox,
+      commandNames: commandNamesOf,
+      env: { PATH: env['PATH'] },
+    });
+    if (sandbox.status.kind === 'off') runEnv.onWarning(describeSandbox(sandbox.status));
+    sandbox.notes.forEach(runEnv.onWarning);
+    const toolsIn = (mode: () => string) => createBuiltinTools(workspace, { only: toolNames, bash: { sandbox, permissionMode: mode } });
+    // The mode is read at each call: setPermissionMode changes it during the run.
+    const tools = [...toolsIn(() => permissionMode), ...(structured ? [structured.tool] : [])];
     const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : [])];
 
     const onDenial = runEnv.onDenial;
@@ -189,7 +206,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       ? {
           definitions: agentDefinitions,
           // Fresh tool instances per child: each has its own read-before-edit tracking.
-          toolsFor: () => createBuiltinTools(workspace, { only: toolNames }),
+          toolsFor: (_child, definition) => toolsIn(() => childPermissionMode(permissionMode, definition)),
           canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(permissionMode, definition)),
           transcriptFor: (child) => childTranscripts.sinkFor(child.agentId),
         }
@@ -202,6 +219,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       transcriptPath,
       permissionMode: options.permissionMode,
       onWarning: runEnv.onWarning,
+      sandbox,
     });
     const governor = createContextGovernor({ client, sessionDir: join(store.dir, sessionId), tools });
     const append = [options.appendSystemPrompt, structured?.instructions].filter((t) => t !== undefined && t !== '').join('\n\n');
@@ -228,6 +246,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       },
       apiKeySource: 'ANTHROPIC_API_KEY',
       transcriptPath,
+      sandbox: sandbox.status,
       history: session.messages,
       structuredOutput: () => structured?.state(),
       loopOptions: (prompt, signal) => {
@@ -312,5 +331,6 @@ export function describeRun(run: PreparedRun): RunDescription {
     version: packageVersion(),
     agents: run.agents.map((a) => a.name),
     maxOutputTokens: DEFAULT_MAX_TOKENS,
+    ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
   };
 }

@@ -16,6 +16,7 @@ import { runPrintMode } from './printMode.js';
 import { runStreamJson } from './streamInput/runStreamJson.js';
 import { readStdin, StdinTooLarge } from './readStdin.js';
 import { packageVersion } from './version.js';
+import { killAllProcessGroups } from '../tools/builtin/processGroup.js';
 
 /**
  * Every byte we print passes here: the API key is replaced wherever it shows up, even in text a
@@ -32,8 +33,29 @@ const scrub = (text: string): string => redact(text, apiKey);
  */
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
-const writeOut = (text: string) => void process.stdout.write(scrub(text));
-const writeErr = (text: string) => void process.stderr.write(scrub(text));
+/**
+ * Exit paths: whatever ends this process (a normal end, process.exit after a second signal,
+ * SIGHUP, a closed stdout), every tool process group still running is killed first. 'exit'
+ * handlers run synchronously, and so does process.kill. Sandboxed calls would also die with us
+ * (bwrap --die-with-parent); unsandboxed ones would not.
+ */
+process.on('exit', () => killAllProcessGroups());
+// The terminal is gone: nobody reads the rest. Node's default would exit without 'exit' handlers.
+process.on('SIGHUP', () => process.exit(129));
+/** Set once stdout is closed under us: nothing more is written anywhere. */
+let stdoutClosed = false;
+// `rxagent -p … | head -1`: the reader left. Print nothing more (not even an error) and leave.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  stdoutClosed = true;
+  process.exit(141);
+});
+
+/** The run's deadline when `-p` has no `--timeout` (documented in --help). */
+export const DEFAULT_PRINT_TIMEOUT_MS = 60 * 60 * 1000;
+
+const writeOut = (text: string) => void (stdoutClosed || process.stdout.write(scrub(text)));
+const writeErr = (text: string) => void (stdoutClosed || process.stderr.write(scrub(text)));
 
 /** One line, no stack: for errors we expect (configuration, sessions, the network). */
 function describeFailure(error: unknown, verbose: boolean): string {
@@ -114,6 +136,9 @@ async function runPrint(options: CliOptions): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The run's overall deadline ends it like a first signal: the result is still printed.
+  const deadline = setTimeout(() => controller.abort(), options.timeoutMs ?? DEFAULT_PRINT_TIMEOUT_MS);
+  deadline.unref();
   let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
   let run: PreparedRun | undefined;
   try {
@@ -131,6 +156,7 @@ async function runPrint(options: CliOptions): Promise<number> {
     mapperRef = mapper;
     return await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr });
   } finally {
+    clearTimeout(deadline);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await run?.close();

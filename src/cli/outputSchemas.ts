@@ -29,6 +29,13 @@ export const initLineSchema = z.strictObject({
   plugins: z.array(z.looseObject({ name: z.string(), path: z.string() })),
   agents: z.array(z.string()),
   betas: z.array(z.string()).optional(),
+  /** What confines Bash and hook commands (rxagent's addition; `enabled: false` says why not). */
+  sandbox: z
+    .union([
+      z.strictObject({ enabled: z.literal(true), kind: z.literal('bwrap'), network: z.enum(['none', 'host']) }),
+      z.strictObject({ enabled: z.literal(false), reason: z.string() }),
+    ])
+    .optional(),
 });
 
 /** The SDK's kinds of API failure (`SDKAssistantMessageError`) that rxagent reports on retries. */

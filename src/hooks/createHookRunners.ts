@@ -18,6 +18,7 @@ import type {
 import type { PostToolUseHook, PostToolUseResult, PreToolUseHook, PreToolUseResult, ToolHooks } from '../tools/hooks.js';
 import type { HookOutcome } from './interpretHookOutput.js';
 import { compileToolMatcher } from './matcher.js';
+import type { CommandSandbox } from '../sandbox/types.js';
 import { runHook } from './runHook.js';
 import type { HookEvent, HookInput, HookInputBase, HookSpec, HooksConfig } from './types.js';
 
@@ -33,6 +34,8 @@ export interface HookRunnerOptions {
   readonly onWarning?: (message: string) => void;
   /** SIGTERM → SIGKILL grace for command hooks. */
   readonly killGraceMs?: number;
+  /** The run's sandbox for command hooks (see `RunHookOptions.sandbox`). */
+  readonly sandbox?: CommandSandbox;
 }
 
 /** The combined answer of the hooks of one loop event. */
@@ -80,6 +83,8 @@ export function createHookRunners(options: HookRunnerOptions): HookRunners {
           cwd: options.cwd,
           ...(signal === undefined ? {} : { signal }),
           ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+          ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+          ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
         }),
       ),
     );

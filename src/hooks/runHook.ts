@@ -1,12 +1,18 @@
 /** Runs one hook (a command or an in-process callback) and interprets what it did. */
 import { lastValueFrom, Observable, timer } from 'rxjs';
+import { accessFor } from '../sandbox/createSandbox.js';
+import type { CommandSandbox } from '../sandbox/types.js';
 import { runProcessGroup } from '../tools/builtin/processGroup.js';
 import { type HookOutcome, interpretJSON, interpretProcessOutcome } from './interpretHookOutput.js';
 import type { HookInput, HookJSONOutput, HookSpec } from './types.js';
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
+/** A hook's `timeout` is clamped to this: a settings file must not hold a run for days. */
+export const MAX_HOOK_TIMEOUT_SECONDS = 600;
 /** Hook output beyond this is dropped; hooks answer with small JSON objects. */
 const HOOK_OUTPUT_CAP = 1_000_000;
+/** A block reason reaches the model like Bash output does: cut at the same length. */
+export const HOOK_MESSAGE_MAX_CHARS = 30_000;
 
 export interface RunHookOptions {
   /** The workspace: commands run there. */
@@ -14,11 +20,27 @@ export interface RunHookOptions {
   readonly signal?: AbortSignal;
   /** SIGTERM → SIGKILL grace for command hooks (default 2000 ms). */
   readonly killGraceMs?: number;
+  /** The run's sandbox: command hooks run in it like Bash (workspace writable, protected folders not). */
+  readonly sandbox?: CommandSandbox;
+  /** For the sandbox's protected folders (writable in bypassPermissions only). */
+  readonly permissionMode?: string;
+}
+
+/** The timeout of one hook in ms: its own (clamped to a sane range) or the default. */
+export function hookTimeoutMs(seconds: number | undefined): number {
+  const wanted = seconds === undefined || !Number.isFinite(seconds) || seconds <= 0 ? DEFAULT_HOOK_TIMEOUT_SECONDS : seconds;
+  return Math.min(wanted, MAX_HOOK_TIMEOUT_SECONDS) * 1000;
+}
+
+/** Cuts a hook's message for the model the way Bash output is cut, saying how much was left out. */
+export function cutHookMessage(text: string): string {
+  if (text.length <= HOOK_MESSAGE_MAX_CHARS) return text;
+  return `${text.slice(0, HOOK_MESSAGE_MAX_CHARS)}\n[Hook message cut: ${text.length - HOOK_MESSAGE_MAX_CHARS} more characters not shown.]`;
 }
 
 /** Runs one hook (a command in its own process group, or an in-process callback) and interprets its answer; failures become warnings. */
 export async function runHook(spec: HookSpec, input: HookInput, options: RunHookOptions): Promise<HookOutcome> {
-  const timeoutMs = (spec.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS) * 1000;
+  const timeoutMs = hookTimeoutMs(spec.timeout);
   const event = input.hook_event_name;
   if (spec.type === 'command') {
     const label = JSON.stringify(spec.command);
@@ -29,16 +51,19 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
       timeoutMs,
       combineOutput: false,
       maxOutputChars: HOOK_OUTPUT_CAP,
+      ...(options.sandbox
+        ? { spawnPlan: options.sandbox.plan(spec.command, options.cwd, accessFor(options.permissionMode ?? 'default', false)) }
+        : {}),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
     });
     try {
       const result = await lastValueFrom(abortable(process$, options.signal));
-      return interpretProcessOutcome(event, label, {
+      return cutOutcome(interpretProcessOutcome(event, label, {
         exitCode: result.exitCode,
         stdout: result.output,
         stderr: result.stderr,
         timedOut: result.timedOut,
-      });
+      }));
     } catch (error) {
       return { warnings: [`${event} hook ${label} could not run: ${(error as Error).message}`] };
     }
@@ -59,7 +84,7 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
     if (answer === 'timeout') {
       return { warnings: [`${event} hook ${label} ${options.signal?.aborted ? 'was cancelled' : 'timed out'}; its result was ignored.`] };
     }
-    return interpretJSON(event, label, answer as HookJSONOutput | undefined);
+    return cutOutcome(interpretJSON(event, label, answer as HookJSONOutput | undefined));
   } catch (error) {
     return { warnings: [`${event} hook ${label} failed: ${error instanceof Error ? error.message : String(error)}`] };
   } finally {
@@ -81,4 +106,16 @@ function abortable<T>(source$: Observable<T>, signal: AbortSignal | undefined): 
       inner.unsubscribe();
     };
   });
+}
+
+/** The outcome with every text the model will read cut like Bash output. */
+function cutOutcome(outcome: HookOutcome): HookOutcome {
+  const { block, preventContinuation, permissionDecisionReason, additionalContext } = outcome;
+  return {
+    ...outcome,
+    ...(block === undefined ? {} : { block: cutHookMessage(block) }),
+    ...(preventContinuation === undefined ? {} : { preventContinuation: cutHookMessage(preventContinuation) }),
+    ...(permissionDecisionReason === undefined ? {} : { permissionDecisionReason: cutHookMessage(permissionDecisionReason) }),
+    ...(additionalContext === undefined ? {} : { additionalContext: cutHookMessage(additionalContext) }),
+  };
 }

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import type { PermissionRuleStrings } from '../permissions/rules.js';
+import type { SandboxSettings } from '../sandbox/types.js';
 import { parseRule } from '../permissions/rules.js';
 import { compileToolMatcher } from './matcher.js';
 import { HOOK_EVENTS, type HookEvent, type HookMatcherGroup, type HooksConfig } from './types.js';
@@ -27,7 +28,15 @@ const matcherGroupSchema = z.strictObject({
 
 const ruleListSchema = z.array(z.string()).optional();
 
+/** Claude Code's `sandbox` keys that rxagent honours (others are allowed and ignored). */
+const sandboxSchema = z.looseObject({
+  enabled: z.boolean().optional(),
+  network: z.looseObject({ allowedDomains: z.array(z.string()).optional() }).optional(),
+  excludedCommands: z.array(z.string()).optional(),
+});
+
 export const settingsFileSchema = z.looseObject({
+  sandbox: sandboxSchema.optional(),
   hooks: z.record(z.string(), z.array(matcherGroupSchema)).optional(),
   permissions: z
     .looseObject({ allow: ruleListSchema, deny: ruleListSchema, ask: ruleListSchema })
@@ -38,13 +47,15 @@ export const settingsFileSchema = z.looseObject({
 export interface Settings {
   readonly hooks: HooksConfig;
   readonly permissions: Required<{ [K in keyof PermissionRuleStrings]: readonly string[] }>;
+  /** `sandbox` keys, merged key by key (a later file wins). */
+  readonly sandbox: SandboxSettings;
   /** The files that were read, in merge order. */
   readonly files: readonly string[];
   /** Things worth telling the user that do not stop the run (e.g. an event we do not support). */
   readonly warnings: readonly string[];
 }
 
-export const EMPTY_SETTINGS: Settings = { hooks: {}, permissions: { allow: [], deny: [], ask: [] }, files: [], warnings: [] };
+export const EMPTY_SETTINGS: Settings = { hooks: {}, permissions: { allow: [], deny: [], ask: [] }, sandbox: {}, files: [], warnings: [] };
 
 /** Reads and validates one settings file. `undefined` when it does not exist and `optional`. */
 export async function readSettingsFile(file: string, optional: boolean): Promise<Settings | undefined> {
@@ -96,7 +107,13 @@ export async function readSettingsFile(file: string, optional: boolean): Promise
       }
     }
   }
-  return { hooks, permissions: rules, files: [file], warnings };
+  const sb = parsed.data.sandbox;
+  const sandbox: SandboxSettings = {
+    ...(sb?.enabled === undefined ? {} : { enabled: sb.enabled }),
+    ...(sb?.network?.allowedDomains === undefined ? {} : { network: { allowedDomains: sb.network.allowedDomains } }),
+    ...(sb?.excludedCommands === undefined ? {} : { excludedCommands: sb.excludedCommands }),
+  };
+  return { hooks, permissions: rules, sandbox, files: [file], warnings };
 }
 
 /** Concatenates settings in order (hooks per event, rules per behaviour). */
@@ -114,6 +131,7 @@ export function mergeSettings(...all: ReadonlyArray<Settings | undefined>): Sett
       deny: present.flatMap((s) => s.permissions.deny),
       ask: present.flatMap((s) => s.permissions.ask),
     },
+    sandbox: Object.assign({}, ...present.map((s) => s.sandbox)) as SandboxSettings,
     files: present.flatMap((s) => s.files),
     warnings: present.flatMap((s) => s.warnings),
   };

@@ -11,7 +11,7 @@
 import type { CanUseTool, CanUseToolContext, PermissionDecision, PermissionResult } from '../tools/hooks.js';
 import { askDeniedMessage } from '../tools/hooks.js';
 import { bashReadTargets } from '../tools/builtin/bashPaths.js';
-import { pathRuleCoversRead, ruleMatches, type MatchContext } from './matchRule.js';
+import { bashRuleUncheckable, pathRuleCoversRead, ruleMatches, type MatchContext } from './matchRule.js';
 import { callKindOf, modeVerdict, type PermissionMode } from './modes.js';
 import { parseRuleStrings, type PermissionRule, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
 import { assertNever } from '../util/assertNever.js';
@@ -98,6 +98,11 @@ export function decidePermission(
   }
   const byMode = modeVerdict(mode, kind);
   if (mode === 'plan' && byMode.behavior === 'deny') return byMode;
+  // `$cmd x` or `sh script.sh` could be `rm`: a Bash deny or ask rule that cannot be checked asks, in every mode.
+  for (const rule of [...rules.deny, ...rules.ask]) {
+    const why = bashRuleUncheckable(rule, call.toolName, call.input);
+    if (why !== undefined) return { behavior: 'ask', reason: `the rule \`${rule.text}\` cannot be checked against this command (${why})`, rule };
+  }
   if (call.hookDecision === 'ask') return { behavior: 'ask', reason: call.hookReason ?? 'a PreToolUse hook asked for approval' };
   const askRule = find('ask') ?? shellRead('ask')?.rule;
   if (askRule) return { behavior: 'ask', reason: `the rule \`${askRule.text}\` asks for approval`, rule: askRule };

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { kernelResolve, realOrNearest } from '../tools/builtin/bashPaths.js';
 import { createGlobMatcher } from '../tools/builtin/globMatch.js';
-import { parseCommandLine } from '../tools/builtin/shellWords.js';
+import { effectiveCommandsOf } from './effectiveCommands.js';
 import type { PermissionRule, RuleBehavior } from './rules.js';
 
 /** Tools a rule name covers: editing rules cover every tool that writes files, reading rules every reader. */
@@ -94,31 +94,34 @@ function pathRuleMatches(pattern: string, target: string, ctx: MatchContext): bo
   });
 }
 
+/** Stands for a word bash computes at run time: it never equals a word a rule spells out. */
+const COMPUTED_WORD = '\u0000computed';
+
 function bashRuleMatches(content: string, behavior: RuleBehavior, command: string): boolean {
   const whole = command.trim();
   const matchOne = compileBashPattern(content);
   if (matchOne.exact && whole === content) return true;
-  const parsed = parseCommandLine(whole);
+  const effective = effectiveCommandsOf(whole);
+  const texts = effective.commands.map((words) => words.map((w) => w ?? COMPUTED_WORD).join(' '));
   if (behavior === 'allow') {
-    // A prefix or wildcard allow must not let `git diff; rm -rf x` or `$(...)` ride along.
-    if (!parsed.ok) return false;
-    return parsed.value.commands.every((words) => matchOne.test(words.join(' ')));
+    // A prefix or wildcard allow must not let `git diff; rm -rf x`, `$(…)` or a computed
+    // program ride along: every command the line runs must be covered, each one known.
+    if (effective.dynamic !== undefined || effective.writesFiles === true || texts.length === 0) return false;
+    return texts.every((text) => !text.includes(COMPUTED_WORD) && matchOne.test(text));
   }
-  const parts = parsed.ok
-    ? parsed.value.commands.map((words) => words.join(' '))
-    : whole.split(/[;&|\n()`<>]|\$\(/).map((p) => p.trim()).filter(Boolean);
-  // A deny or ask rule on `rm` must also catch `FOO=1 rm`, `env rm` and `command rm`.
-  return matchOne.test(whole) || parts.some((part) => matchOne.test(part) || matchOne.test(withoutWrappers(part)));
+  // Deny and ask: any command the line runs, after unwrapping (`env rm`, `/bin/rm`, `sh -c 'rm'`).
+  return matchOne.test(whole) || texts.some((text) => matchOne.test(text));
 }
 
-const WRAPPERS = new Set(['env', 'command', 'exec', 'nohup', 'time', 'builtin']);
-
-/** The command with leading variable assignments and wrapper programs removed. */
-function withoutWrappers(command: string): string {
-  const words = command.split(/\s+/);
-  let i = 0;
-  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || WRAPPERS.has(words[i]!))) i++;
-  return words.slice(i).join(' ');
+/**
+ * Why a Bash deny or ask rule cannot be checked against this command: its line runs a program
+ * whose name is only known when it runs (or does not parse). Undefined when the rule can be checked.
+ */
+export function bashRuleUncheckable(rule: PermissionRule, toolName: string, input: unknown): string | undefined {
+  if (toolName !== 'Bash' || rule.toolName !== 'Bash' || rule.content === undefined || rule.content === '*') return undefined;
+  const command = (input as { command?: unknown } | null)?.command;
+  if (typeof command !== 'string') return undefined;
+  return effectiveCommandsOf(command.trim()).dynamic;
 }
 
 function compileBashPattern(content: string): { exact: boolean; test: (command: string) => boolean } {

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
 import { classifyBashCommand, isReadOnlyBashCommand } from '../../src/tools/builtin/bashReadOnly.js';
-import { parseCommandLine } from '../../src/tools/builtin/shellWords.js';
 
 describe('isReadOnlyBashCommand accepts', () => {
   test.each([
@@ -26,6 +25,11 @@ describe('isReadOnlyBashCommand accepts', () => {
     'file README.md',
     'cat a\\ b.txt',
     'ls\n',
+    // Allowed by design on the parser: input from a file (its path is checked like any other),
+    // descriptor duplication, and a comment (bash ignores it).
+    'cat < f',
+    'ls 2>&1',
+    'ls # hi',
   ])('%s', (command) => {
     expect(classifyBashCommand(command)).toEqual({ readOnly: true });
   });
@@ -35,13 +39,11 @@ describe('isReadOnlyBashCommand rejects', () => {
   test.each([
     ['ls; rm x', /rm is not on the read-only list/],
     ['cat > f', /redirection/],
-    ['cat < f', /redirection/],
     ['echo hi >> log', /redirection/],
-    ['ls 2>&1', /redirection|background/],
     ['echo $(rm -rf /)', /substitution/],
     ['echo `rm x`', /substitution/],
     ['echo "$(whoami)"', /substitution/],
-    ['cat <(ls)', /redirection/],
+    ['cat <(ls)', /process substitution/],
     ['echo $HOME', /expansion/],
     ['find . -delete', /may write/],
     ['find . -name x -exec rm {} ;', /may write|subshell/],
@@ -59,10 +61,9 @@ describe('isReadOnlyBashCommand rejects', () => {
     ['git -C . status', /may write/],
     ['rg --pre ./x foo', /may write/],
     ['date -s 2020-01-01', /may write/],
-    ["echo 'unterminated", /unterminated/],
-    ['ls |', /ends with an operator/],
-    ['ls && && ls', /empty command/],
-    ['ls # hi', /comment/],
+    ["echo 'unterminated", /would not parse/],
+    ['ls |', /would not parse/],
+    ['ls && && ls', /would not parse/],
     ['', /empty/],
     ['/bin/rm x', /not on the read-only list/],
     ['xargs rm', /not on the read-only list/],
@@ -71,18 +72,5 @@ describe('isReadOnlyBashCommand rejects', () => {
     expect(verdict.readOnly).toBe(false);
     if (!verdict.readOnly) expect(verdict.reason).toMatch(reason);
     expect(isReadOnlyBashCommand(command)).toBe(false);
-  });
-});
-
-describe('parseCommandLine', () => {
-  test('splits commands and operators, unquoting words', () => {
-    const parsed = parseCommandLine(`grep "a b" 'c|d' x\\ y | wc -l && echo ok; ls`);
-    expect(parsed).toEqual({
-      ok: true,
-      value: {
-        commands: [['grep', 'a b', 'c|d', 'x y'], ['wc', '-l'], ['echo', 'ok'], ['ls']],
-        operators: ['|', '&&', ';'],
-      },
-    });
   });
 });

@@ -109,9 +109,11 @@ describe('Grep', () => {
     expect(await grep({ pattern: 'needle', path: 'node_modules' })).toBe('node_modules/pkg/index.ts');
   });
 
-  test('lookaround patterns work (no prefilter) and invalid regexes are refused', async () => {
-    expect(await grep({ pattern: 'needle(?= again)', output_mode: 'content' })).toBe('src/deep/b.ts:7:needle again');
-    await expect(grep({ pattern: 'a(b' })).rejects.toThrow(/Invalid regular expression.*JavaScript regex/);
+  test('patterns run on RE2: lookaround and backreferences are refused with the reason, as are invalid ones', async () => {
+    expect(await grep({ pattern: 'needle( again)', output_mode: 'content' })).toBe('src/deep/b.ts:7:needle again');
+    await expect(grep({ pattern: 'needle(?= again)' })).rejects.toThrow(/Invalid regular expression.*no lookaround/);
+    await expect(grep({ pattern: '(a)\\1' })).rejects.toThrow(/Invalid regular expression.*RE2 syntax/);
+    await expect(grep({ pattern: 'a(b' })).rejects.toThrow(/Invalid regular expression.*RE2 syntax/);
   });
 
   test('output is capped with a note, and the search stops once over the cap', async () => {

@@ -26,6 +26,7 @@ describe('loadSettings', () => {
     expect(await loadSettings({ cwd: work, homeDir: join(dir, 'nobody') })).toEqual({
       hooks: {},
       permissions: { allow: [], deny: [], ask: [] },
+      sandbox: {},
       files: [],
       warnings: [],
     });

@@ -54,7 +54,9 @@ const table: Array<[rule: string, behavior: RuleBehavior, tool: string, input: o
   ['Bash(rm:*)', 'deny', 'Bash', { command: 'ls && rm -rf x' }, true],
   ['Bash(rm:*)', 'deny', 'Bash', { command: 'echo $(rm -rf x)' }, true],
   // An unparseable line is split naively for deny rules, so they err on the side of matching.
-  ['Bash(rm:*)', 'deny', 'Bash', { command: 'ls > rm' }, true],
+  // On the parser, `ls > rm` runs ls (writing a file named rm); `rm` as a command still matches.
+  ['Bash(rm:*)', 'deny', 'Bash', { command: 'ls > rm' }, false],
+  ['Bash(rm:*)', 'deny', 'Bash', { command: 'ls > x; rm y' }, true],
   ['Bash(rm:*)', 'deny', 'Bash', { command: 'ls rm' }, false],
   ['Bash(npm run *)', 'allow', 'Bash', { command: 'npm run build' }, true],
   ['Bash(npm run *)', 'allow', 'Bash', { command: 'npx run' }, false],

@@ -48,11 +48,15 @@ describe('read-only commands inside the workspace stay auto-allowed', () => {
   ])('%s', (command) => {
     expect(bashPathsStayInside(command, scope)).toEqual({ inside: true });
   });
-  // Quoting is gone after tokenizing, so a pattern argument counts as a glob bash might expand:
-  // fine in a directory without symlinks leading out, asked for in one with them (ws has some).
-  test.each(['grep -rn "foo.*bar" .', 'find . -name "*.ts" -type f'])('%s (glob-like argument)', (command) => {
+  // On the real parser a quoted pattern is a plain string, not a glob bash expands: inside in
+  // every directory. An unquoted glob in a directory holding a symlink that leads out asks.
+  test.each(['grep -rn "foo.*bar" .', 'find . -name "*.ts" -type f'])('%s (quoted pattern)', (command) => {
     expect(bashPathsStayInside(command, { ...scope, cwd: join(ws, 'clean') })).toEqual({ inside: true });
-    expect(bashPathsStayInside(command, scope).inside).toBe(false);
+    expect(bashPathsStayInside(command, scope)).toEqual({ inside: true });
+  });
+  test('an unquoted glob over a directory with a symlink out is not inside', () => {
+    expect(bashPathsStayInside('cat src/*.txt', scope).inside).toBe(false);
+    expect(bashPathsStayInside('cat clean/*.ts', scope)).toEqual({ inside: true });
   });
 });
 

@@ -145,7 +145,7 @@ describe.concurrent('the API key never shows', () => {
       expect(run.stdout + run.stderr).toContain('authentication_error');
       expect(run.stdout + run.stderr).not.toContain(KEY);
     }
-  });
+  }, 120_000);
 });
 
 describe.concurrent('hostile model output', () => {
@@ -188,19 +188,18 @@ describe.concurrent('hostile model output', () => {
     expect(allText(projects)).toContain('There is no tool named `../../etc/Read`'); // refused by name, as a result
   });
 
-  // Without the linear-engine fallback these patterns backtrack for hours; the bound below only
-  // tells "finished" from "frozen", with room for a loaded machine (the test's own limit is 120 s).
+  // A backtracking engine spends hours on these patterns: the run finishing at all is the check.
   test('a catastrophic-backtracking Grep pattern does not freeze the run', { timeout: 120_000 }, async () => {
     const box = makeSandbox({ 'bad.txt': `${'a'.repeat(60)}!\n`.repeat(50) });
-    const started = Date.now();
     const run = await runAgainst(
       [tools(['Grep', { pattern: '(a+)+$', output_mode: 'count' }], ['Grep', { pattern: '^(a|aa)*$' }]), text('done')],
       ['-p', 'go', '--output-format', 'json'],
       { ...box, env },
     );
+    // RE2 is linear: the run finishes (a backtracking engine would hold it for hours) and both
+    // patterns report no match.
     expect(run.code, run.stderr).toBe(0);
-    expect(Date.now() - started).toBeLessThan(90_000);
-    expect(run.server.requests[1]!.rawBody).toContain('No matches');
+    expect(run.server.requests[1]!.rawBody.match(/No matches/g)).toHaveLength(2);
   });
 
   test('a 20 MB reply completes and prints once', async () => {
@@ -237,13 +236,12 @@ describe.concurrent('hostile command lines', () => {
     execFileSync('mkfifo', [fifo]);
     const huge = join(box.home, 'huge.json');
     writeFileSync(huge, `{"x":"${'a'.repeat(2 << 20)}"}`);
+    // A FIFO read would block forever and /dev/zero grow without end: the runs ending at all is the check.
     for (const [file, message] of [['/dev/zero', /not a regular file/], [fifo, /not a regular file/], [huge, /more than a settings file/]] as const) {
-      const started = Date.now();
       const run = await runAgainst(reply, ['-p', 'hi', '--settings', file], { ...box, env });
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);
       expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
-      expect(Date.now() - started).toBeLessThan(30_000);
     }
   });
 

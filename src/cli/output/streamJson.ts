@@ -25,6 +25,7 @@ import type { AssistantContentBlock, ContentBlock, Usage } from '../../protocol/
 import type { LoopEvent, TerminalEvent } from '../../loop/types.js';
 import type { ApiRetryEvent } from '../../transport/types.js';
 import { assertNever } from '../../util/assertNever.js';
+import type { SandboxStatus } from '../../sandbox/types.js';
 import type { InitLine, OutputLine } from '../outputSchemas.js';
 import { rawEventsOf } from './partialEvent.js';
 import { createModelUsage, fullUsage, sdkRetryError } from './sdkShapes.js';
@@ -47,6 +48,8 @@ export interface RunDescription {
   readonly betas?: readonly string[];
   /** `max_tokens` of each request (the SDK's modelUsage reports it). */
   readonly maxOutputTokens?: number;
+  /** The OS sandbox of shell commands; absent for callers that do not say. */
+  readonly sandbox?: SandboxStatus;
 }
 
 export interface StreamJsonOptions {
@@ -80,6 +83,7 @@ export function initLine(run: RunDescription, uuid: string): InitLine {
     plugins: [],
     agents: [...(run.agents ?? [])],
     ...(run.betas && run.betas.length > 0 ? { betas: [...run.betas] } : {}),
+    ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox.kind === 'off' ? { enabled: false, reason: run.sandbox.reason } : { enabled: true, kind: run.sandbox.kind, network: run.sandbox.network } }),
   };
 }
 

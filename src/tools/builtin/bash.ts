@@ -1,6 +1,8 @@
 /** Bash: run a shell command in the workspace, in its own process group. */
 import { map, Observable } from 'rxjs';
 import { z } from 'zod';
+import { accessFor } from '../../sandbox/createSandbox.js';
+import type { CommandSandbox } from '../../sandbox/types.js';
 import type { ToolSpec, ToolYield } from '../types.js';
 import { isReadOnlyBashCommand } from './bashReadOnly.js';
 import { type ProcessGroupResult, runProcessGroup } from './processGroup.js';
@@ -33,6 +35,16 @@ export interface BashToolOptions {
   /** Wait between SIGTERM and SIGKILL of the process group (default 2000 ms). */
   readonly killGraceMs?: number;
   readonly maxOutputChars?: number;
+  /**
+   * Where commands run: the run's OS sandbox (see `createSandbox`). `createBuiltinTools` gives
+   * one for the workspace by default; without any, commands run unconfined.
+   */
+  readonly sandbox?: CommandSandbox;
+  /**
+   * The permission mode, for the sandbox: plan mode mounts the workspace read-only, and only
+   * bypassPermissions lets commands write `.git`/`.rxagent`/`.claude`. Default `default`.
+   */
+  readonly permissionMode?: string | (() => string);
 }
 
 /**
@@ -53,9 +65,14 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
     interruptBehavior: 'cancel',
     call(input, ctx) {
       const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+      // A command auto-allowed as read-only gets a read-only workspace too: a wrong
+      // classification then still cannot write.
+      const mode = typeof options.permissionMode === 'function' ? options.permissionMode() : (options.permissionMode ?? 'default');
+      const access = accessFor(mode, isReadOnlyBashCommand(input.command));
       const run$ = runProcessGroup({
         command: input.command,
         cwd: workspace.cwd,
+        ...(options.sandbox ? { spawnPlan: options.sandbox.plan(input.command, workspace.cwd, access) } : {}),
         timeoutMs,
         combineOutput: true,
         maxOutputChars,

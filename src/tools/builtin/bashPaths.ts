@@ -14,7 +14,8 @@
 import { type Dirent, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { parseCommandLine } from './shellWords.js';
+import { analyzeBashCommand, classifyBashCommand } from './bashReadOnly.js';
+import type { ShellWord } from './shellParse.js';
 
 export interface PathScope {
   /** Working directory of the command. */
@@ -26,9 +27,6 @@ export interface PathScope {
 }
 
 export type PathVerdict = { readonly inside: true } | { readonly inside: false; readonly reason: string };
-
-/** Programs whose operands are plain text, never read as files. */
-const TEXT_ONLY = new Set(['echo']);
 
 /** Flags that make a program follow symlinks while walking a tree (so out of the workspace). */
 const FOLLOWING_FLAGS: Readonly<Record<string, (arg: string) => boolean>> = {
@@ -67,29 +65,29 @@ function readsWorkingTree(program: string, args: readonly string[], operands: nu
 /**
  * The absolute paths a read-only command may read, as written and as resolved, plus the working
  * directory for programs that read whole trees (`grep -r x`, `find`, `git`). For checking Read
- * deny/ask rules against shell reads. Undefined when the command cannot be parsed.
+ * deny/ask rules against shell reads. Undefined when the command is not read-only.
  */
 export function bashReadTargets(command: string, scope: PathScope): string[] | undefined {
   const touched: string[] = [];
-  const parsed = parseCommandLine(command);
-  if (!parsed.ok) return undefined;
+  if (!classifyBashCommand(command).readOnly) return undefined;
   bashPathsStayInside(command, scope, touched);
   return touched;
 }
 
 export function bashPathsStayInside(command: string, scope: PathScope, touched?: string[]): PathVerdict {
-  const parsed = parseCommandLine(command);
-  if (!parsed.ok) return { inside: false, reason: parsed.reason };
+  const verdict = analyzeBashCommand(command);
+  if (!verdict.readOnly) return { inside: false, reason: verdict.reason };
   const home = scope.homeDir ?? homedir();
   const roots = (scope.roots ?? [scope.cwd]).map(realOrNearest);
   const inRoots = (p: string) => roots.some((root) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep));
   // Every directory the command may be in by now; `cd` adds its target without removing the old one.
   const cwds = new Set([realOrNearest(resolve(scope.cwd))]);
 
-  const check = (raw: string): string | undefined => {
+  const check = (word: ShellWord): string | undefined => {
+    const raw = word.value ?? '';
     if (raw === '' || raw === '-') return undefined;
     for (const cwd of cwds) {
-      const problem = checkOne(raw, cwd, home, inRoots);
+      const problem = checkOne(raw, word.glob, cwd, home, inRoots);
       if (problem) return problem;
       if (touched) {
         const expanded = expandTilde(raw, home);
@@ -99,16 +97,16 @@ export function bashPathsStayInside(command: string, scope: PathScope, touched?:
     return undefined;
   };
 
-  for (const words of parsed.value.commands) {
-    const [program, ...args] = words;
-    if (program === undefined) continue;
-    if (TEXT_ONLY.has(program)) continue;
+  for (const { program, args, paths, operandCount } of verdict.commands) {
     if (program === 'cd') {
-      const target = args.find((a) => !a.startsWith('-')) ?? '~';
-      if (target === '-') return { inside: false, reason: 'cd - goes to a directory we cannot see' };
+      const target = paths[0] ?? { value: '~', glob: false, brace: false, tilde: true };
+      if (target.value === '-') return { inside: false, reason: 'cd - goes to a directory we cannot see' };
+      if (target.glob) return { inside: false, reason: 'cd to a glob' };
+      // CDPATH is ignored: the sandbox and our own bash never set it, and a relative target is
+      // resolved here against the working directories only.
       const problem = check(target);
       if (problem) return { inside: false, reason: problem };
-      for (const cwd of [...cwds]) cwds.add(kernelResolve(cwd, expandTilde(target, home)));
+      for (const cwd of [...cwds]) cwds.add(kernelResolve(cwd, expandTilde(target.value ?? '~', home)));
       continue;
     }
     if (program === 'git') {
@@ -118,34 +116,15 @@ export function bashPathsStayInside(command: string, scope: PathScope, touched?:
       }
     }
     const follows = FOLLOWING_FLAGS[program];
-    let operandsOnly = false;
-    let operands = 0;
-    for (const arg of args) {
-      if (operandsOnly || !arg.startsWith('-')) operands++;
-      if (!operandsOnly && follows?.(arg)) return { inside: false, reason: `${program} ${arg} follows symlinks out of the workspace` };
-      let candidate: string | undefined = arg;
-      if (!operandsOnly && arg === '--') {
-        operandsOnly = true;
-        continue;
-      }
-      if (!operandsOnly && arg.startsWith('-')) candidate = optionValue(arg);
-      if (candidate === undefined) continue;
-      const problem = check(candidate);
+    const following = follows ? args.find(follows) : undefined;
+    if (following !== undefined) return { inside: false, reason: `${program} ${following} follows symlinks out of the workspace` };
+    for (const word of paths) {
+      const problem = check(word);
       if (problem) return { inside: false, reason: problem };
     }
-    if (touched && readsWorkingTree(program, args, operands)) touched.push(...cwds);
+    if (touched && readsWorkingTree(program, args, operandCount)) touched.push(...cwds);
   }
   return { inside: true };
-}
-
-/** The path-like value inside an option word: `--file=X` → X, `-f/x` → /x; undefined when none. */
-function optionValue(arg: string): string | undefined {
-  const eq = arg.indexOf('=');
-  if (arg.startsWith('--')) return eq === -1 ? undefined : arg.slice(eq + 1);
-  if (eq !== -1) return arg.slice(eq + 1);
-  // A value glued to short flags: `-f/etc/x`, `-f~/x`, `-f../x`.
-  const rest = arg.replace(/^-[A-Za-z]*/, '');
-  return rest !== '' && (rest.includes('/') || rest.startsWith('~') || rest.startsWith('.')) ? rest : undefined;
 }
 
 function expandTilde(p: string, home: string): string {
@@ -155,12 +134,12 @@ function expandTilde(p: string, home: string): string {
 }
 
 /** A reason when `raw` (as bash would see it from `cwd`) may reach outside the roots. */
-function checkOne(raw: string, cwd: string, home: string, inRoots: (p: string) => boolean): string | undefined {
+function checkOne(raw: string, isGlob: boolean, cwd: string, home: string, inRoots: (p: string) => boolean): string | undefined {
   if (raw.includes('\0')) return `${JSON.stringify(raw)} contains a NUL byte`;
   if (raw.startsWith('~') && raw !== '~' && !raw.startsWith('~/')) return `${raw} names another user's home directory`;
   const expanded = expandTilde(raw, home);
   const segments = expanded.split('/');
-  const globAt = segments.findIndex((s) => GLOB_CHARS.test(s));
+  const globAt = isGlob ? segments.findIndex((s) => GLOB_CHARS.test(s)) : -1;
   if (globAt === -1) {
     return inRoots(kernelResolve(cwd, expanded)) ? undefined : `${raw} is outside the workspace`;
   }

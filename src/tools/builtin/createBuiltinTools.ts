@@ -7,12 +7,14 @@
  * const tools = createBuiltinTools(workspace);
  * ```
  */
+import { createSandbox } from '../../sandbox/createSandbox.js';
 import { defineTool } from '../defineTool.js';
 import type { Tool } from '../types.js';
 import { bashTool, type BashToolOptions } from './bash.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
+import { parseShell } from './shellParse.js';
 import { readTool } from './read.js';
 import type { Workspace } from './workspace.js';
 import { writeTool } from './write.js';
@@ -34,13 +36,20 @@ export interface BuiltinToolsOptions {
 /** The built-in tools (Read, Write, Edit, Glob, Grep, Bash) of one session, over its workspace. */
 export function createBuiltinTools(workspace: Workspace, options: BuiltinToolsOptions = {}): Tool[] {
   const wanted = new Set(options.only ?? BUILTIN_TOOL_NAMES);
+  // Load the shell parser now (~150 ms once per process) rather than inside the first Bash
+  // call's permission check, while the model is already streaming.
+  if (wanted.has('Bash')) parseShell('true');
+  // Sandboxed by default on Linux (where bwrap works); the CLI passes the run's own sandbox.
+  const bash: BashToolOptions = options.bash?.sandbox
+    ? options.bash
+    : { ...options.bash, sandbox: createSandbox({ platform: process.platform, roots: workspace.roots }) };
   const all: Tool[] = [
     defineTool(readTool(workspace)),
     defineTool(writeTool(workspace)),
     defineTool(editTool(workspace)),
     defineTool(globTool(workspace, options.globMaxResults === undefined ? {} : { maxResults: options.globMaxResults })),
     defineTool(grepTool(workspace)),
-    defineTool(bashTool(workspace, options.bash)),
+    defineTool(bashTool(workspace, bash)),
   ];
   return all.filter((tool) => wanted.has(tool.name as BuiltinToolName));
 }

@@ -1,5 +1,11 @@
-/** Grep: search file contents with a JavaScript regular expression. */
+/**
+ * Grep: search file contents with a regular expression, run on RE2 (`re2js`): matching time is
+ * linear in the input whatever the pattern, so no pattern can freeze the process (a backtracking
+ * engine spends hours on `(a+)+$`). RE2 syntax is what ripgrep (Claude Code's Grep) takes: no
+ * lookaround or backreferences.
+ */
 import { stat } from 'node:fs/promises';
+import { RE2JS } from 're2js';
 import { basename, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
@@ -14,7 +20,7 @@ export const GREP_MAX_LINE_CHARS = 500;
 const SLICE_MS = 10;
 
 export const grepInputSchema = z.strictObject({
-  pattern: z.string().describe('JavaScript regular expression to search for.'),
+  pattern: z.string().describe('Regular expression to search for (RE2/ripgrep syntax: no lookaround or backreferences).'),
   path: z.string().optional().describe('File or directory to search (default: the working directory).'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{js,jsx}".'),
   output_mode: z
@@ -38,7 +44,7 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
   return {
     name: 'Grep',
     description:
-      'Searches file contents in the workspace with a JavaScript regular expression. Output modes: ' +
+      'Searches file contents in the workspace with a regular expression (RE2 syntax, as ripgrep: no lookaround or backreferences). Output modes: ' +
       '"files_with_matches" (default), "content" (matching lines, with -n line numbers and -A/-B/-C context) ' +
       'and "count". Filter files with glob. Binary files, .git and node_modules are skipped unless path points into them.',
     inputSchema: grepInputSchema,
@@ -126,19 +132,20 @@ class FileResult {
 }
 
 function compileMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
-  let regex: RegExp;
+  let line: RE2JS;
+  let chunk: RE2JS;
   try {
-    regex = new RegExp(pattern, ignoreCase ? 'i' : '');
+    line = RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    chunk = RE2JS.compile(pattern, RE2JS.MULTILINE | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0));
   } catch (error) {
     throw new ToolRefusal(
-      `Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}. Use JavaScript regex syntax; escape special characters such as ( [ { . * + ? with a backslash.`,
+      `Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}. Use RE2 syntax (as ripgrep): no lookaround or backreferences; escape special characters such as ( [ { . * + ? with a backslash.`,
     );
   }
-  const lookaround = /\(\?<?[=!]/.test(pattern);
   const literal = !ignoreCase && pattern !== '' && !/[\\^$.*+?()[\]{}|]/.test(pattern) ? Buffer.from(pattern, 'utf8') : undefined;
   return {
-    regex,
-    ...(lookaround ? {} : { prefilter: new RegExp(pattern, ignoreCase ? 'im' : 'm') }),
+    test: (text) => line.test(text),
+    prefilter: (text) => chunk.test(text),
     ...(literal ? { literal } : {}),
   };
 }

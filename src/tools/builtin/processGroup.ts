@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { Observable, timer } from 'rxjs';
+import type { SpawnPlan } from '../../sandbox/types.js';
 
 /** Options of {@link runProcessGroup}. */
 export interface ProcessGroupOptions {
@@ -21,6 +22,8 @@ export interface ProcessGroupOptions {
   readonly combineOutput: boolean;
   /** Default: this process's environment without our own credentials (`childEnvironment()`). */
   readonly env?: NodeJS.ProcessEnv;
+  /** What to spawn for `bash -c command` (the sandbox's plan); default plain `bash -c`. */
+  readonly spawnPlan?: SpawnPlan;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface ProcessGroupOptions {
  * result (and so in the transcript and the next request). A command that really needs it can be
  * given it explicitly through `env`.
  */
-export const SECRET_ENV_VARS: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+export const SECRET_ENV_VARS: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
 
 export function childEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env = { ...base };
@@ -55,6 +58,33 @@ export interface ProcessGroupResult {
 
 export const DEFAULT_KILL_GRACE_MS = 2000;
 
+/** Leaders of the process groups running now, so an exiting rxagent can end every one of them. */
+const liveGroups = new Set<number>();
+
+/**
+ * SIGKILLs every process group still running, synchronously: for the exit paths (signals, EPIPE,
+ * `process.exit`), where no timer will ever fire again. A sandboxed group takes its whole PID
+ * namespace with it. Returns how many groups were signalled.
+ */
+export function killAllProcessGroups(): number {
+  let signalled = 0;
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+      signalled++;
+    } catch {
+      // already gone
+    }
+  }
+  liveGroups.clear();
+  return signalled;
+}
+
+/** How many process groups are running now (for tests and diagnostics). */
+export function liveProcessGroupCount(): number {
+  return liveGroups.size;
+}
+
 /** Runs `bash -c command` as its own process group: cold; unsubscribing or the timeout ends the whole group. */
 export function runProcessGroup(options: ProcessGroupOptions): Observable<ProcessGroupResult> {
   return new Observable<ProcessGroupResult>((subscriber) => {
@@ -65,13 +95,15 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
     let exited = false;
     let timedOut = false;
 
-    const child = spawn('bash', ['-c', options.command], {
+    const plan = options.spawnPlan ?? { file: 'bash', args: ['-c', options.command] };
+    const child = spawn(plan.file, [...plan.args], {
       cwd: options.cwd,
       detached: true, // own process group, so the whole tree can be signalled at once
       stdio: ['pipe', 'pipe', 'pipe'],
       env: options.env ?? childEnvironment(),
     });
     const pid = child.pid;
+    if (pid !== undefined) liveGroups.add(pid);
 
     const signalGroup = (signal: NodeJS.Signals) => {
       if (pid === undefined) return;
@@ -87,7 +119,10 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
      */
     const endGroup = () => {
       signalGroup('SIGTERM');
-      timer(grace).subscribe(() => signalGroup('SIGKILL'));
+      timer(grace).subscribe(() => {
+        signalGroup('SIGKILL');
+        if (pid !== undefined) liveGroups.delete(pid);
+      });
     };
 
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => out.push(chunk));
@@ -99,9 +134,25 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
       exited = true;
       subscriber.error(error);
     });
-    // 'close' (not 'exit') waits until every holder of the pipes is gone, so output is complete.
-    child.on('close', (code, signal) => {
+    // Unsandboxed, a `setsid` child can leave the group and keep our pipes open: 'close' would
+    // then never come. Once bash itself has exited, its pipes get the grace period to drain,
+    // then the group is killed and the pipes are let go, so the call ends either way.
+    child.on('exit', () => {
       exited = true;
+      pipeGrace = timer(grace).subscribe(() => {
+        signalGroup('SIGKILL');
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(child.exitCode, child.signalCode);
+      });
+    });
+    let pipeGrace: { unsubscribe(): void } | undefined;
+    let finished = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (finished) return;
+      finished = true;
+      exited = true;
+      pipeGrace?.unsubscribe();
       timeoutSub.unsubscribe();
       if (timedOut) signalGroup('SIGKILL'); // stragglers that ignored SIGTERM but closed their pipes
       subscriber.next({
@@ -115,7 +166,9 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
         pid,
       });
       subscriber.complete();
-    });
+    };
+    // 'close' (not 'exit') waits until every holder of the pipes is gone, so output is complete.
+    child.on('close', (code, signal) => finish(code, signal));
 
     const timeoutSub = timer(options.timeoutMs).subscribe(() => {
       timedOut = true;
@@ -124,8 +177,10 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
 
     return () => {
       timeoutSub.unsubscribe();
-      if (!exited) endGroup();
-      else signalGroup('SIGKILL'); // background children left by a finished command
+      pipeGrace?.unsubscribe();
+      if (!exited) return endGroup();
+      signalGroup('SIGKILL'); // background children left by a finished command
+      if (pid !== undefined) liveGroups.delete(pid);
     };
   });
 }

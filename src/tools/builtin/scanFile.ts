@@ -16,13 +16,13 @@ const CHUNK_BYTES = 64 * 1024;
 const readAsync = promisify(read);
 
 export interface LineMatcher {
-  readonly regex: RegExp;
+  /** Whether one line (without its line break) matches. */
+  readonly test: (line: string) => boolean;
   /**
-   * A multiline twin of `regex` tested on a whole chunk of complete lines first. Sound because a
-   * line that matches `regex` also matches inside the chunk; absent when the pattern has
-   * lookaround (which could see across the line break).
+   * A multiline twin of `test` tried on a whole chunk of complete lines first. Sound because a
+   * line that matches also matches inside the chunk.
    */
-  readonly prefilter?: RegExp;
+  readonly prefilter?: (chunk: string) => boolean;
   /**
    * When the pattern is a plain case-sensitive string: its UTF-8 bytes. A file whose bytes do not
    * contain them cannot match, and is ruled out without decoding it to a string at all.
@@ -122,7 +122,7 @@ function feed(state: FeedState, bytes: Buffer | undefined, eof: boolean, matcher
 /** Matches complete lines (`complete` holds no partial line; at EOF it may end with a newline). */
 function feedComplete(complete: string, state: { lineNo: number }, matcher: LineMatcher, sink: ScanSink, eof = true): void {
   if (eof && complete === '') return; // mid-file, '' is one empty line
-  if (matcher.prefilter && !matcher.prefilter.test(complete)) {
+  if (matcher.prefilter && !matcher.prefilter(complete)) {
     if (eof && !sink.wantsUnmatchedLines) return; // nothing after this chunk needs the line count
     if (sink.wantsUnmatchedLines) {
       for (const line of splitLines(complete, eof)) sink.line(line, ++state.lineNo, false);
@@ -133,7 +133,7 @@ function feedComplete(complete: string, state: { lineNo: number }, matcher: Line
   }
   for (const line of splitLines(complete, eof)) {
     state.lineNo++;
-    sink.line(line, state.lineNo, matcher.regex.test(line));
+    sink.line(line, state.lineNo, matcher.test(line));
     if (sink.done()) return;
   }
 }

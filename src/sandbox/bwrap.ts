@@ -1,0 +1,73 @@
+/**
+ * The Linux sandbox: bubblewrap (`bwrap`), run directly.
+ *
+ * Why bwrap and not `@anthropic-ai/sandbox-runtime`: the runtime's current releases declare
+ * Node >= 22.12 (npm picks an older one for Node 20), and on Linux it needs `socat` and
+ * `ripgrep` besides bwrap for its network proxy and its scan for dangerous files, and brings
+ * zod 3 beside our zod 4. What we need from it is the bwrap command line, which is short and
+ * auditable here; the one thing we give up is its domain-filtering proxy (see `network`).
+ *
+ * Each command gets: the host file system read-only; the workspace roots bound read-write (or
+ * read-only, see `SandboxAccess`), with `.git`/`.rxagent`/`.claude` bound read-only over them;
+ * a fresh tmpfs on /tmp (private, gone with the call); a fresh /proc of its own PID namespace, so
+ * no host process (rxagent included) can be seen or its environ read; no network namespace
+ * shared with the host unless allowed; `--die-with-parent` and the PID namespace's init, so every
+ * process it starts (setsid daemons included) dies when the call ends or is killed.
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { protectedEntriesOf } from './protectedDirs.js';
+import type { SandboxAccess } from './types.js';
+
+/** The first executable named `name` on PATH. */
+export function findOnPath(name: string, path = process.env['PATH'] ?? ''): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export interface BwrapCommand {
+  readonly bwrap: string;
+  readonly bash: string;
+  readonly roots: readonly string[];
+  readonly network: 'none' | 'host';
+}
+
+/** The bwrap argv (without the bwrap path itself) that runs `bash -c command` confined. */
+export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, access: SandboxAccess): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  // Roots after the tmpfs: a workspace under /tmp must stay the real one, not the empty tmpfs.
+  for (const root of config.roots) args.push(access.workspace === 'write' ? '--bind' : '--ro-bind', root, root);
+  if (access.protectedDirs === 'read') {
+    for (const root of config.roots) for (const entry of protectedEntriesOf(root)) args.push('--ro-bind', entry, entry);
+  }
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (config.network === 'none') args.push('--unshare-net');
+  // --new-session: no TIOCSTI keystrokes into the user's terminal from inside.
+  args.push('--die-with-parent', '--new-session', '--setenv', 'TMPDIR', '/tmp', '--chdir', cwd, '--', config.bash, '-c', command);
+  return args;
+}
+
+/** Why bwrap cannot confine a command here, or undefined when a probe run worked. */
+export function probeBwrap(bwrap: string, bash: string): string | undefined {
+  const result = spawnSync(
+    bwrap,
+    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '--', bash, '-c', 'exit 0'],
+    { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, encoding: 'utf8' },
+  );
+  if (result.error) return `bwrap could not start: ${result.error.message}`;
+  if (result.status !== 0) {
+    const why = (result.stderr ?? '').trim().split('\n')[0] ?? '';
+    return `bwrap cannot create namespaces here${why ? ` (${why})` : ''}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+/** What the OS sandbox around shell commands can promise, and how one command is to be confined. */
+
+/** Whether a sandboxed command may write the workspace roots, and the protected folders in them. */
+export interface SandboxAccess {
+  /** `read`: the roots are mounted read-only too (read-only-classified commands, plan mode). */
+  readonly workspace: 'write' | 'read';
+  /** `.git`, `.rxagent`, `.claude` in each root: read-only unless the mode allows edits there. */
+  readonly protectedDirs: 'write' | 'read';
+}
+
+/** The sandbox a run has, as told once at start (stderr) and in the init line. */
+export type SandboxStatus =
+  | {
+      readonly kind: 'bwrap';
+      /** `none`: no network namespace shared with the host; `host`: the host's network. */
+      readonly network: 'none' | 'host';
+    }
+  | {
+      readonly kind: 'off';
+      /** Why there is none: the user turned it off, or it cannot be had here. */
+      readonly reason: string;
+    };
+
+/** The argv that runs `bash -c command` confined (or unconfined when the sandbox is off). */
+export interface SpawnPlan {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** False when this command runs without the sandbox (sandbox off, or an excluded command). */
+  readonly sandboxed: boolean;
+}
+
+/** Wraps shell commands of one run: built once at start from settings and the platform. */
+export interface CommandSandbox {
+  readonly status: SandboxStatus;
+  /** How to spawn `bash -c command` in `cwd` with the given access. */
+  plan(command: string, cwd: string, access: SandboxAccess): SpawnPlan;
+}
+
+/** The sandbox settings keys rxagent reads (Claude Code's names). */
+export interface SandboxSettings {
+  readonly enabled?: boolean;
+  readonly network?: { readonly allowedDomains?: readonly string[] };
+  /** Commands (by program name) that run outside the sandbox; they then get no auto-approval. */
+  readonly excludedCommands?: readonly string[];
+}
+
+/** A one-line description for stderr and the init line. */
+export function describeSandbox(status: SandboxStatus): string {
+  if (status.kind === 'off') return `no sandbox (${status.reason}); shell commands are limited by the permission rules only`;
+  return status.network === 'none'
+    ? 'bubblewrap sandbox: file system read-only outside the workspace, no network'
+    : 'bubblewrap sandbox: file system read-only outside the workspace, host network';
+}

@@ -1,0 +1,109 @@
+/**
+ * The process-survival matrix: `rxagent -p` is ended each way while a Bash call runs (normal end,
+ * SIGINT, SIGTERM twice, SIGHUP, a closed stdout), and no process of the call may survive. In
+ * the sandbox that includes a `setsid` daemon (its PID namespace dies with the call); without
+ * the sandbox a setsid child leaves our process group and cannot be tracked, so that matrix has
+ * plain background children only (see README: what the fallback does not guarantee).
+ * Each step waits for its effect (the processes appearing, rxagent exiting), not for a clock.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createSandbox } from '../../src/sandbox/createSandbox.js';
+import type { ScriptedResponse } from '../../src/testing/script.js';
+import { startScriptedServer } from '../../src/testing/scriptedServer.js';
+import { assertBuilt, CLI, makeSandbox, removeSandboxes } from '../cli/helpers.js';
+import { processesWith, survivorsOf, waitFor } from './processes.js';
+
+beforeAll(assertBuilt);
+afterAll(removeSandboxes);
+
+const haveSandbox = createSandbox({ platform: process.platform, roots: ['/'] }).status.kind === 'bwrap';
+type Way = 'normal' | 'SIGINT' | 'SIGTERM twice' | 'SIGHUP' | 'EPIPE';
+const WAYS: readonly Way[] = ['normal', 'SIGINT', 'SIGTERM twice', 'SIGHUP', 'EPIPE'];
+let counter = 0;
+
+async function endRunWhileToolRuns(way: Way, sandboxed: boolean): Promise<{ token: string; code: number | null; stderr: string }> {
+  const token = `1000.${process.pid}${++counter}`;
+  const daemons = sandboxed ? `setsid sleep ${token} > /dev/null 2>&1 < /dev/null & ` : '';
+  // For EPIPE the call must start while the response is still held open: only a read-only
+  // (concurrency-safe) call starts at its block's end, so that case runs a plain `sleep`.
+  const command =
+    way === 'normal'
+      ? `${daemons}sleep ${token} > /dev/null 2>&1 & echo started`
+      : way === 'EPIPE'
+        ? `sleep ${token}`
+        : `${daemons}sleep ${token} & (trap '' TERM; exec sleep ${token}) & wait`;
+  const expected = way === 'EPIPE' ? 1 : (sandboxed ? 1 : 0) + (way === 'normal' ? 1 : 2);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const script: ScriptedResponse[] = [
+    {
+      kind: 'message',
+      // For EPIPE the message end is held until stdout is closed: the stream event printed for it
+      // (--include-partial-messages) then meets the closed pipe.
+      ...(way === 'EPIPE' ? { endAfter: held } : {}),
+      blocks: [{ type: 'tool_use', id: 'toolu_long', name: 'Bash', input: { command } }],
+    },
+    { kind: 'message', blocks: [{ type: 'text', text: 'done' }] },
+  ];
+  const server = await startScriptedServer({ script });
+  const box = makeSandbox();
+  try {
+    const child = spawn(
+      process.execPath,
+      [CLI, '-p', 'go', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', ...(sandboxed ? [] : ['--no-sandbox']), ...(way === 'EPIPE' ? ['--include-partial-messages'] : [])],
+      { cwd: box.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    if (way !== 'EPIPE') child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await waitFor(() => processesWith(token).length >= expected || child.exitCode !== null, 'the tool processes to start');
+    switch (way) {
+      case 'normal':
+        break;
+      case 'SIGINT':
+        child.kill('SIGINT');
+        break;
+      case 'SIGTERM twice':
+        child.kill('SIGTERM');
+        child.kill('SIGTERM');
+        break;
+      case 'SIGHUP':
+        child.kill('SIGHUP');
+        break;
+      case 'EPIPE':
+        child.stdout.destroy();
+        release();
+        break;
+    }
+    const code = await exited;
+    return { token, code, stderr };
+  } finally {
+    release();
+    await server.close();
+  }
+}
+
+describe.runIf(haveSandbox)('sandboxed: nothing of the call survives rxagent', () => {
+  for (const way of WAYS) {
+    test.concurrent(way, async () => {
+      const { token, code, stderr } = await endRunWhileToolRuns(way, true);
+      expect(await survivorsOf(token)).toEqual([]);
+      if (way === 'normal') expect(code, stderr).toBe(0);
+      if (way === 'EPIPE') {
+        expect(code).toBe(141);
+        expect(stderr).toBe(''); // nothing more, not even an error
+      }
+    }, 120_000);
+  }
+});
+
+describe.concurrent('without the sandbox: the process group of the call dies on every exit path', () => {
+  for (const way of WAYS) {
+    test(way, async () => {
+      const { token } = await endRunWhileToolRuns(way, false);
+      expect(await survivorsOf(token)).toEqual([]);
+    }, 120_000);
+  }
+});
