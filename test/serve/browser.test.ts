@@ -17,8 +17,11 @@ import { assertBuilt, makeSandbox, removeSandboxes } from '../cli/helpers.js';
 import { hasToolResult, lastUserText, systemOf } from '../agents/helpers.js';
 import { GENERAL_PURPOSE_AGENT } from '../../src/agents/definitions.js';
 import { eventually, gate, launchBrowser, postJson, SCREENSHOTS, startServe, type Browser, type ServeProcess } from './helpers.js';
+import { processesWith } from '../security/processes.js';
 
 const gates = { stream: gate(), reload: gate(), tabs: gate() };
+/** A sleep length no other process uses, so the stop test can find its host process. */
+const STOP_SLEEP = `300.${process.pid}`;
 let model: ScriptedServer;
 let serve: ServeProcess;
 let browser: Browser;
@@ -43,7 +46,7 @@ function script(req: MessagesRequest): ScriptedResponse {
   }
   if (scenario.startsWith('allow')) return afterTool ? text('Created it.') : tool('Bash', { command: 'touch allowed.txt' });
   if (scenario.startsWith('deny')) return afterTool ? text('Understood, nothing created.') : tool('Bash', { command: 'touch denied.txt' });
-  if (scenario.startsWith('stop')) return afterTool ? text('stopped') : tool('Bash', { command: 'echo $$ > sleep.pid; exec sleep 300' });
+  if (scenario.startsWith('stop')) return afterTool ? text('stopped') : tool('Bash', { command: `echo started > sleep.pid; exec sleep ${STOP_SLEEP}` });
   if (scenario.startsWith('reload')) return text('Text sent before the reload.', { endAfter: gates.reload.promise });
   if (scenario.startsWith('tabs')) return text('Both tabs see this.', { endAfter: gates.tabs.promise });
   if (scenario.startsWith('delegate')) {
@@ -181,7 +184,10 @@ describe('rxagent serve in a real browser', () => {
     await page.locator('.tool[data-tool-name="Bash"][data-status="running"]').waitFor();
     const pidFile = join(sandbox.cwd, 'sleep.pid');
     await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the tool writing its pid' });
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    // The command runs in the sandbox's own PID namespace: its $$ is not a host pid, so the host
+    // process is found by its unique command line.
+    await eventually(() => processesWith(`sleep ${STOP_SLEEP}`).length > 0, { what: 'the sleep to show on the host' });
+    const pid = processesWith(`sleep ${STOP_SLEEP}`)[0]!;
     const alive = () => {
       try {
         process.kill(pid, 0);
