@@ -333,3 +333,7 @@ export type { TreeBudget } from './agents/treeBudget.js';
 
 /* Interop */
 export { toAsyncIterable } from './util/toAsyncIterable.js';
+
+/* MCP: the types; the functions are in `rxagent/mcp` (so a plain import does not load the MCP SDK) */
+export type { McpServerStatus, McpTools } from './mcp/connectMcpServers.js';
+export type { McpServerConfig, McpServersConfig } from './mcp/config.js';

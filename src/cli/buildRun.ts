@@ -35,6 +35,12 @@ import { DEFAULT_MAX_TOKENS, type CliOptions, type PermissionModeName } from './
 import type { PermissionDenial } from './output/resultLine.js';
 import { composeSystemPrompt } from './systemPrompt.js';
 import { createStructuredOutput, STRUCTURED_OUTPUT_TOOL, type StructuredOutputState } from './structuredOutput.js';
+import type { McpServerStatus } from '../mcp/connectMcpServers.js';
+import { mcpLimitsFromEnv } from '../mcp/limits.js';
+import { openMcpSessionLazily, type McpSession } from '../mcp/lazySession.js';
+import { ruleCoversTool } from '../permissions/matchRule.js';
+import { parseRule } from '../permissions/rules.js';
+import { resolveMcpServers } from '../mcp/sources.js';
 import { childPermissionMode, createChildTranscripts, loadCliAgentDefinitions } from './subagents.js';
 import { packageVersion } from './version.js';
 
@@ -73,6 +79,8 @@ export interface PreparedRun {
   readonly agents: ReadonlyArray<{ readonly name: string; readonly description: string; readonly model?: string }>;
   /** What confines shell commands and hooks in this run (said once at start when it is nothing). */
   readonly sandbox?: SandboxStatus;
+  /** The MCP servers and their states now (the init line's `mcp_servers`, `mcp_status`). */
+  readonly mcpServers?: readonly McpServerStatus[];
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
   /** With `--json-schema`: where the current turn's structured answer stands. */
@@ -86,7 +94,7 @@ export interface PreparedRun {
   setMaxThinkingTokens(tokens: number | null): void;
   /** Rules the host granted for the rest of the session ("always allow"). */
   addSessionRules(behavior: 'allow' | 'deny' | 'ask', rules: readonly string[]): void;
-  /** Releases the session lock and the client's sockets. */
+  /** Releases the session lock and the client's sockets; stops every MCP server. */
   close(): Promise<void>;
 }
 
@@ -135,6 +143,14 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   const settings = await loadSettings({ cwd, homeDir: runEnv.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
   settings.warnings.forEach(runEnv.onWarning);
   const agentDefinitions = agentToolOn ? await loadCliAgentDefinitions(cwd, options.agents) : [];
+  const mcpSources = resolveMcpServers({
+    cwd,
+    homeDir: runEnv.homeDir,
+    mcpConfig: options.mcpConfig,
+    strict: options.strictMcpConfig,
+    ...(options.settings ? { settingsFile: options.settings } : {}),
+  });
+  const mcpLimits = mcpLimitsFromEnv(env);
 
   const store = createJsonlSessionStore({
     workspace: cwd,
@@ -147,6 +163,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   const transcriptPath = store.pathOf(sessionId);
 
   let client: ClosableMessagesClient | undefined;
+  let mcp: McpSession | undefined;
   try {
     client = createMessagesClient({ baseURL, apiKey, ...(maxRetries === undefined ? {} : { maxRetries }) });
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
@@ -167,7 +184,20 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     const toolsIn = (mode: () => string) => createBuiltinTools(workspace, { only: toolNames, bash: { sandbox, permissionMode: mode } });
     // The mode is read at each call: setPermissionMode changes it during the run.
     const tools = [...toolsIn(() => permissionMode), ...(structured ? [structured.tool] : [])];
-    const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : [])];
+    // Every server starts now, in parallel, and stays connected for every turn of the run. The
+    // MCP SDK is loaded only when there is a server (it costs every start-up ~0.3 s otherwise).
+    mcp = await openMcpSessionLazily(mcpSources.servers, {
+      env,
+      cwd,
+      limits: mcpLimits,
+      notStarted: mcpSources.notStarted,
+      clientInfo: { name: 'rxagent', version: packageVersion() },
+      onWarning: runEnv.onWarning,
+      // A bare deny name (`--disallowedTools mcp__files`) removes those tools from the offer.
+      offer: (name) => !removedByDenyRules(name, [...settings.permissions.deny, ...options.disallowedTools]),
+    });
+    const mcpSession = mcp;
+    const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...mcpSession.tools().map((t) => t.name)];
 
     const onDenial = runEnv.onDenial;
     const sessionRules = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
@@ -247,6 +277,9 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       apiKeySource: 'ANTHROPIC_API_KEY',
       transcriptPath,
       sandbox: sandbox.status,
+      get mcpServers() {
+        return mcpSession.servers();
+      },
       history: session.messages,
       structuredOutput: () => structured?.state(),
       loopOptions: (prompt, signal) => {
@@ -256,6 +289,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
           client: openedClient,
           system,
           tools,
+          refreshTools: mcpSession.refreshTools,
           messages: run.history,
           prompt,
           maxOutputTokens: DEFAULT_MAX_TOKENS,
@@ -289,12 +323,12 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         canUseTool = canUseToolIn(permissionMode);
       },
       close: async () => {
-        await Promise.allSettled([session.close(), childTranscripts.close(), openedClient.close()]);
+        await Promise.allSettled([session.close(), childTranscripts.close(), openedClient.close(), mcpSession.close()]);
       },
     };
     return run;
   } catch (error) {
-    await Promise.allSettled([session.close(), client?.close()]);
+    await Promise.allSettled([session.close(), client?.close(), mcp?.close()]);
     throw error;
   }
 }
@@ -306,6 +340,17 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
 export function thinkingFor(tokens: number | undefined, maxOutputTokens: number): { thinking?: ThinkingConfig } {
   if (tokens === undefined || tokens === 0) return {};
   return { thinking: { type: 'enabled', budget_tokens: Math.max(1024, Math.min(tokens, maxOutputTokens - 1)) } };
+}
+
+function removedByDenyRules(toolName: string, denyRules: readonly string[]): boolean {
+  return denyRules.some((rule) => {
+    if (rule.includes('(')) return false;
+    try {
+      return ruleCoversTool(parseRule(rule), toolName);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** A clear configuration error, before anything is created, for a directory flag that names no directory. */
@@ -332,5 +377,6 @@ export function describeRun(run: PreparedRun): RunDescription {
     agents: run.agents.map((a) => a.name),
     maxOutputTokens: DEFAULT_MAX_TOKENS,
     ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
+    mcpServers: (run.mcpServers ?? []).map(({ name, status }) => ({ name, status })),
   };
 }

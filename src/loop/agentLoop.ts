@@ -18,6 +18,7 @@ import {
   takeUntil,
   type MonoTypeOperatorFunction,
 } from 'rxjs';
+import { withMcpServers } from '../mcp/withMcpServers.js';
 import type { IterationOutput } from './events.js';
 import { setup } from './initialState.js';
 import { createRunContext, type RunContext } from './runContext.js';
@@ -55,7 +56,8 @@ import { isControlledTerminal, type LoopEvent } from './types.js';
  * ```
  */
 export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
-  return defer(() => loopOf(createRunContext(options)));
+  // MCP servers (when configured) connect first and close with the loop.
+  return withMcpServers(options, (opts) => defer(() => loopOf(createRunContext(opts))));
 }
 
 /** The composition itself, over a prepared context (shared with `createAgentRun`). */

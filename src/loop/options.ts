@@ -8,6 +8,7 @@ import type { SharedContext, Tool, ToolEvent } from '../tools/types.js';
 import type { CanUseTool, ToolHooks } from '../tools/hooks.js';
 import type { ContextGovernor, LoopHooks, TranscriptSink } from './seams.js';
 import type { CostBudget, PriceTable } from './pricing.js';
+import type { McpServersConfig } from '../mcp/config.js';
 
 /** What the loop hands the tool scheduler of one iteration (a fresh one each time). */
 export interface ToolSchedulerInput {
@@ -49,6 +50,16 @@ export interface AgentLoopOptions {
   readonly client?: MessagesClient;
   readonly system?: string;
   readonly tools?: readonly Tool[];
+  /**
+   * The tool-refresh seam (SPEC §2 step 8 "refresh the tool set"): when given, asked once at the
+   * start of every iteration with `tools`; its answer is the tool set of that iteration (never
+   * changed mid-request). A promise or an Observable (its first value) is waited for; a failed
+   * one keeps `tools`. Return the same array while nothing changed. MCP servers (list_changed)
+   * add their tools through it.
+   */
+  readonly refreshTools?: (tools: readonly Tool[]) => readonly Tool[] | PromiseLike<readonly Tool[]> | Observable<readonly Tool[]>;
+  /** MCP servers (Claude Code's `mcpServers` shapes): connected at start, their tools added, closed at the end. */
+  readonly mcpServers?: McpServersConfig;
   /** History to continue from. */
   readonly messages?: readonly MessageParam[];
   /** uuid of the last message of `messages` (a resumed transcript's leaf), to chain new records. */

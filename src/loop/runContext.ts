@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../errors.js';
 import type { TextBlock } from '../protocol/content.js';
 import type { MessagesRequest } from '../protocol/request.js';
+import type { Tool } from '../tools/types.js';
 import { scheduleTools as defaultScheduleTools } from '../../operators/scheduleTools.js';
 import type { DecideConfig } from './decision.js';
 import { createCostBudget, DEFAULT_PRICES, type CostBudget, type PriceTable } from './pricing.js';
@@ -78,8 +79,7 @@ export interface RunContext {
 }
 
 /** The parts of the request that do not change between iterations, computed once per run. */
-export function buildRequestBase(options: AgentLoopOptions, maxOutputTokens: number): MessagesRequest {
-  const tools = options.tools ?? [];
+export function buildRequestBase(options: AgentLoopOptions, maxOutputTokens: number, tools: readonly Tool[] = options.tools ?? []): MessagesRequest {
   return {
     model: options.model,
     messages: [],

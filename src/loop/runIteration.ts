@@ -26,7 +26,7 @@ import { withholdRecoverable } from '../../operators/withholdRecoverable.js';
 import { isInvalidToolUse, type AssemblyOutput, type InvalidToolUseBlock } from '../assembly/types.js';
 import type { AssistantContentBlock, AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
 import type { MessagesRequest } from '../protocol/request.js';
-import type { ToolEvent } from '../tools/types.js';
+import type { Tool, ToolEvent } from '../tools/types.js';
 import { assertNever } from '../util/assertNever.js';
 import {
   appendAll,
@@ -41,6 +41,7 @@ import { decideAfterStopHook, decideNoTools } from './decideNoTools.js';
 import { decideOnError, isOverloaded, isPromptTooLong } from './decideOnError.js';
 import { decideAfterPostToolBatch, decideWithTools } from './decideWithTools.js';
 import { eventOf, terminalOf, type IterationOutput } from './events.js';
+import { toolsOfIteration } from './toolRefresh.js';
 import {
   appendBlocksToLastUser,
   joinConsecutiveUsers,
@@ -103,6 +104,12 @@ function explained(error: LoopError, why: string): LoopError {
 }
 
 export function runIteration(ctx: RunContext, initial: LoopState): Observable<IterationOutput> {
+  // Without a refresh seam the tools are fixed: no extra hop per iteration.
+  if (!ctx.options.refreshTools) return iterate(ctx, initial, ctx.options.tools ?? []);
+  return defer(() => toolsOfIteration(ctx.options)).pipe(mergeMap((tools) => iterate(ctx, initial, tools)));
+}
+
+function iterate(ctx: RunContext, initial: LoopState, iterationTools: readonly Tool[]): Observable<IterationOutput> {
   return defer(() => {
     let state = initial;
     ctx.depth = state.depth;
@@ -345,7 +352,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
     };
 
     // ---- the model call ----------------------------------------------------------------------
-    const base = buildRequestBase(ctx.options, ctx.maxOutputTokens);
+    const base = buildRequestBase(ctx.options, ctx.maxOutputTokens, iterationTools);
     const toolsOf = (model: string, messages: readonly MessageParam[]): MessagesRequest => ({
       ...base,
       model,
@@ -492,7 +499,7 @@ export function runIteration(ctx: RunContext, initial: LoopState): Observable<It
         ctx.interruptible = true;
         for (const command of ctx.started) command.seen = true;
         const current = attempt;
-        const tools = ctx.options.tools ?? [];
+        const tools = iterationTools;
         return concat(
           callShaped(model, messages).pipe(
             assembleBlocks(),

@@ -21,7 +21,15 @@ export interface MatchContext {
 
 export function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {
   if (rule.toolName === '*' || rule.toolName === toolName) return true;
+  // `mcp__<server>` (and `mcp__<server>__*`) cover every tool of that MCP server.
+  if (isMcpServerRule(rule.toolName, toolName)) return true;
   return RULE_FAMILIES[rule.toolName]?.includes(toolName) ?? false;
+}
+
+function isMcpServerRule(ruleName: string, toolName: string): boolean {
+  if (!ruleName.startsWith('mcp__') || !toolName.startsWith('mcp__')) return false;
+  const server = ruleName.endsWith('__*') ? ruleName.slice(0, -3) : ruleName;
+  return !server.slice('mcp__'.length).includes('__') && toolName.startsWith(`${server}__`);
 }
 
 /**

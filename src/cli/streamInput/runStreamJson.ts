@@ -113,7 +113,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     setPermissionMode: (mode) => run.setPermissionMode(mode),
     setModel: (model) => run.setModel(model),
     setMaxThinkingTokens: (tokens) => run.setMaxThinkingTokens(tokens),
-    mcpStatus: () => [],
+    mcpStatus: () => (run.mcpServers ?? []).map((s) => ({ name: s.name, status: s.status, ...(s.serverInfo ? { serverInfo: s.serverInfo } : {}) })),
   };
   if (init && first?.kind === 'control_request') {
     const issues = init.success ? '' : init.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

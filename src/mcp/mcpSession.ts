@@ -1,0 +1,75 @@
+/**
+ * The MCP servers of a whole command run (every turn of an interactive session uses the same
+ * connections): started once, waited for until each connected or failed, held open, and
+ * closed by `close()`, which resolves only when every server process has stopped and every HTTP
+ * session was ended.
+ */
+import type { Observable } from 'rxjs';
+import type { Tool } from '../tools/types.js';
+import type { McpServersConfig } from './config.js';
+import { connectMcpServers, type ConnectMcpServersOptions, type McpServerStatus, type McpTools } from './connectMcpServers.js';
+import { createMcpToolSet } from './toolSet.js';
+import { mcpWarnings } from './warnings.js';
+
+export interface McpSession {
+  /** The servers' latest states (the init line's `mcp_servers`). */
+  servers(): readonly McpServerStatus[];
+  /** The servers' tools now. */
+  tools(): readonly Tool[];
+  /** The loop's `refreshTools`: its own tools followed by the servers' (after a re-listing under way). */
+  refreshTools(own: readonly Tool[]): readonly Tool[] | Observable<readonly Tool[]>;
+  close(): Promise<void>;
+}
+
+export async function openMcpSession(
+  config: McpServersConfig,
+  options: Omit<ConnectMcpServersOptions, 'onClose'> & {
+    readonly onWarning: (message: string) => void;
+    /** Aborting closes everything at once, even before the servers settled. */
+    readonly signal?: AbortSignal;
+    /** Which MCP tools to offer at all. Default: every one. */
+    readonly offer?: (toolName: string) => boolean;
+  },
+): Promise<McpSession> {
+  const closes: Promise<void>[] = [];
+  const toolSet = createMcpToolSet(options.offer);
+  let latest: McpTools | undefined;
+  let failure: unknown;
+  let settle!: () => void;
+  const first = new Promise<void>((resolve) => (settle = resolve));
+  const { onWarning: _onWarning, signal: _signal, offer: _offer, ...connectOptions } = options;
+  const subscription = connectMcpServers(config, { ...connectOptions, onClose: (closed) => void closes.push(closed) }).subscribe({
+    next: (tools) => {
+      const previous = latest;
+      latest = tools;
+      toolSet.update(tools);
+      mcpWarnings(previous, tools).forEach(options.onWarning);
+      settle();
+    },
+    error: (error: unknown) => {
+      failure = error;
+      settle();
+    },
+  });
+  const close = async () => {
+    subscription.unsubscribe();
+    await Promise.all(closes);
+  };
+  const onAbort = () => {
+    void close();
+    settle();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  await first;
+  options.signal?.removeEventListener('abort', onAbort);
+  if (failure !== undefined) {
+    await close();
+    throw failure;
+  }
+  return {
+    servers: () => latest?.servers ?? [],
+    tools: toolSet.mcpTools,
+    refreshTools: toolSet.refresh,
+    close,
+  };
+}

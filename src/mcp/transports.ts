@@ -1,0 +1,62 @@
+/**
+ * The SDK transport for one configured server: a child process over stdio, Streamable HTTP, SSE,
+ * or the caller's own. A stdio server's stderr is kept (its last few KiB) to explain a failed
+ * start, and never mixed into our own output.
+ */
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ConfigurationError } from '../errors.js';
+import type { McpServerConfig } from './config.js';
+
+const STDERR_TAIL_BYTES = 4096;
+
+export interface OpenedTransport {
+  readonly transport: Transport;
+  /** What a stdio server wrote to stderr lately ('' for other transports). */
+  stderrTail(): string;
+  /** The process id of a stdio server once started (tests check it is gone after close). */
+  pid(): number | null;
+}
+
+/** `cwd`: where stdio servers start (the project root). */
+export function openTransport(config: McpServerConfig, cwd: string | undefined): OpenedTransport {
+  switch (config.type) {
+    case undefined:
+    case 'stdio': {
+      const transport = new StdioClientTransport({
+        command: config.command,
+        ...(config.args ? { args: [...config.args] } : {}),
+        // The SDK passes a short list of safe variables (PATH, HOME, ...) plus these: the
+        // servers never see our API key or other secrets of the environment.
+        ...(config.env ? { env: { ...config.env } } : {}),
+        ...(cwd !== undefined ? { cwd } : {}),
+        stderr: 'pipe',
+      });
+      let tail = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+      });
+      return { transport, stderrTail: () => tail.trim(), pid: () => transport.pid };
+    }
+    case 'http':
+    case 'sse': {
+      let url: URL;
+      try {
+        url = new URL(config.url);
+      } catch {
+        throw new ConfigurationError(`"url" ${JSON.stringify(config.url)} is not a valid URL`);
+      }
+      const requestInit: RequestInit = config.headers ? { headers: { ...config.headers } } : {};
+      const transport = config.type === 'http' ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+      return { transport, stderrTail: () => '', pid: () => null };
+    }
+    case 'transport':
+      return { transport: config.transport(), stderrTail: () => '', pid: () => null };
+    default: {
+      const unknownType: never = config;
+      throw new ConfigurationError(`unknown MCP server type ${JSON.stringify((unknownType as { type?: unknown }).type)}`);
+    }
+  }
+}
