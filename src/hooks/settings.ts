@@ -1,6 +1,7 @@
 /**
- * Settings files: `~/.rxagent/settings.json`, `<workspace>/.rxagent/settings.json` and an
- * explicit `--settings` file, validated with zod and merged (hooks and permission rules are
+ * Settings files: `~/.rxagent/settings.json`, `<workspace>/.rxagent/settings.json`,
+ * `<workspace>/.claude/settings.local.json` (where the interactive view saves "don't ask again"
+ * rules, as Claude Code does) and an explicit `--settings` file, validated with zod and merged (hooks and permission rules are
  * concatenated in that order). Other top-level keys are allowed and ignored.
  */
 import { constants } from 'node:fs';
@@ -151,7 +152,8 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   const home = options.homeDir ?? homedir();
   const userFile = join(home, '.rxagent', 'settings.json');
   const workspaceFile = join(resolve(options.cwd), '.rxagent', 'settings.json');
-  const files = [userFile, ...(workspaceFile === userFile ? [] : [workspaceFile])];
+  const localFile = join(resolve(options.cwd), '.claude', 'settings.local.json');
+  const files = [userFile, ...(workspaceFile === userFile ? [] : [workspaceFile]), localFile];
   const loaded = await Promise.all(files.map((f) => readSettingsFile(f, true)));
   const explicit = options.settingsFile === undefined ? undefined : await readSettingsFile(resolve(options.cwd, options.settingsFile), false);
   return mergeSettings(...loaded, explicit);
