@@ -16,8 +16,10 @@ import type { HooksConfig } from '../hooks/types.js';
 import { AGENT_TOOL_NAME } from '../agents/agentTool.js';
 import type { AgentTreeOptions, SubagentOptions } from '../agents/agentTree.js';
 import { createPermissionPolicy, type PermissionAnswer, type PermissionRequest } from '../permissions/createPermissionPolicy.js';
+import type { TranscriptSink } from '../loop/seams.js';
 import type { MessageParam } from '../protocol/content.js';
 import type { ThinkingConfig } from '../protocol/request.js';
+import type { MessagesClient } from '../transport/types.js';
 import type { RunDescription } from './output/streamJson.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
 import { workspaceSlug } from '../session/paths.js';
@@ -85,6 +87,9 @@ export interface PreparedRun {
   history: readonly MessageParam[];
   /** With `--json-schema`: where the current turn's structured answer stands. */
   structuredOutput(): StructuredOutputState | undefined;
+  /** The model client and the session's transcript, for the interactive view's /compact. */
+  readonly client?: MessagesClient;
+  readonly transcript?: TranscriptSink;
   /** `agentLoopWithSubagents` options for one user turn (starting it resets the structured answer). */
   loopOptions(prompt: string | MessageParam, signal: AbortSignal): AgentTreeOptions;
   /** `set_model`: undefined goes back to the model the run started with. */
@@ -282,6 +287,8 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       },
       history: session.messages,
       structuredOutput: () => structured?.state(),
+      client: openedClient,
+      transcript: session.sink,
       loopOptions: (prompt, signal) => {
         structured?.reset();
         return {

@@ -1,18 +1,28 @@
 /**
- * The terminal view of a run: LoopEvent -> text to write. Text streams as it arrives, each tool
- * gets a start line and a finish line with its elapsed time, an Edit shows a compact diff, and
- * each turn ends with a summary line (turns, tokens, cost, time). Colors only when `color` is
- * true (stdout is a TTY); otherwise plain lines with no escape codes, fit for logs and pipes.
+ * The terminal view of a run: LoopEvent -> text to write. Text streams as it arrives (as
+ * rendered Markdown, block by block, when a Markdown stream is given), each tool gets a start
+ * line and exactly one finish line with its elapsed time — a call the turn ended without a
+ * result (an interrupt) gets "interrupted after …" at the terminal — an Edit shows a compact
+ * diff, and each turn ends with a summary line (turns, tokens, cost, time). Colors only when
+ * `color` is true (stdout is a TTY); otherwise plain lines with no escape codes.
  */
 import { styleText } from 'node:util';
 import type { LoopEvent, TerminalEvent } from '../../loop/types.js';
 import type { ToolResultBlock } from '../../protocol/content.js';
 import { describeTerminal, exitCodeOf } from '../output/resultLine.js';
+import type { MarkdownStream } from './markdown.js';
+import { showEscaped } from './showEscaped.js';
 
 type Style = 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold';
 
 export interface RenderOptions {
   readonly color: boolean;
+  /** Render the model's text as Markdown (terminal only). */
+  readonly markdown?: MarkdownStream;
+  /** Milliseconds a call spent waiting for the person's approval: not part of its reported time. */
+  readonly waitedMs?: (toolUseId: string) => number;
+  /** Clock for the time of calls that end without a result (default Date.now). */
+  readonly now?: () => number;
 }
 
 export interface TerminalRenderer {
@@ -20,6 +30,8 @@ export interface TerminalRenderer {
   render(event: LoopEvent): string;
   /** Whether what was written so far ends a line (live lines may only be drawn then). */
   atLineStart(): boolean;
+  /** Streamed text not printed yet (the unfinished Markdown block), for the live area. */
+  pendingText(): string;
 }
 
 /** A short, one-line view of a tool's input: the field a person recognizes the call by. */
@@ -28,7 +40,7 @@ export function summarizeToolInput(name: string, input: unknown): string {
   const rec = input as Record<string, unknown>;
   const pick = (key: string) => (typeof rec[key] === 'string' ? (rec[key] as string) : undefined);
   const main = pick('command') ?? pick('file_path') ?? pick('pattern') ?? pick('path') ?? '';
-  const oneLine = main.replace(/\s+/g, ' ');
+  const oneLine = showEscaped(main.replace(/\s+/g, ' '));
   void name;
   return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
 }
@@ -84,6 +96,11 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
   /** Whether the cursor is at the start of a line (streamed text may have left it mid-line). */
   let atLineStart = true;
   const inputs = new Map<string, unknown>();
+  /** Calls started and not finished: each gets exactly one finish line. */
+  const open = new Map<string, { readonly name: string; readonly at: number }>();
+  const finished = new Set<string>();
+  const now = options.now ?? Date.now;
+  const waited = (id: string) => options.waitedMs?.(id) ?? 0;
 
   const line = (text: string): string => {
     const prefix = atLineStart ? '' : '\n';
@@ -97,12 +114,24 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
         const e = event.event;
         if (e.type === 'text_delta') {
           if (e.text === '') return '';
+          if (options.markdown) {
+            const rendered = options.markdown.push(e.text);
+            if (rendered !== '') atLineStart = true;
+            return rendered;
+          }
           atLineStart = e.text.endsWith('\n');
           return e.text;
         }
-        if (e.type === 'block' && e.block.type === 'text' && !atLineStart) {
-          atLineStart = true;
-          return '\n';
+        if (e.type === 'block' && e.block.type === 'text') {
+          const rest = options.markdown?.flush() ?? '';
+          if (rest !== '') {
+            atLineStart = true;
+            return rest;
+          }
+          if (!atLineStart) {
+            atLineStart = true;
+            return '\n';
+          }
         }
         return '';
       }
@@ -115,6 +144,7 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
       }
       case 'tool_start': {
         inputs.set(event.toolUseId, event.input);
+        open.set(event.toolUseId, { name: event.name, at: now() });
         const what = summarizeToolInput(event.name, event.input);
         return line(`${paint('cyan', '>')} ${paint('bold', event.name)}${what ? ` ${what}` : ''}`);
       }
@@ -123,7 +153,11 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
       case 'tool_result': {
         const input = inputs.get(event.toolUseId);
         inputs.delete(event.toolUseId);
-        const took = formatDuration(event.durationMs);
+        open.delete(event.toolUseId);
+        // One finish line per call, even if a late result arrived after the interrupted line.
+        if (finished.has(event.toolUseId)) return '';
+        finished.add(event.toolUseId);
+        const took = formatDuration(Math.max(0, event.durationMs - waited(event.toolUseId)));
         if (event.result.is_error === true) {
           return line(`  ${paint('red', 'x')} ${event.name} failed after ${took}: ${errorGist(resultText(event.result)).slice(0, 160)}`);
         }
@@ -140,7 +174,14 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
       case 'tombstone':
         return line(paint('yellow', '(the previous attempt was withdrawn; retrying with the fallback model)'));
       case 'terminal': {
-        let out = '';
+        let out = options.markdown ? options.markdown.flush() : '';
+        if (out !== '') atLineStart = true;
+        for (const [id, call] of open) {
+          const took = formatDuration(Math.max(0, now() - call.at - waited(id)));
+          out += line(`  ${paint('yellow', 'x')} ${call.name} interrupted after ${took}`);
+          finished.add(id);
+        }
+        open.clear();
         if (exitCodeOf(event.reason) !== 0) out += line(paint('red', describeTerminal(event)));
         out += line(paint('dim', `-- ${summaryLine(event)}`));
         return out;
@@ -154,5 +195,5 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
     }
   };
 
-  return { render, atLineStart: () => atLineStart };
+  return { render, atLineStart: () => atLineStart, pendingText: () => options.markdown?.pending() ?? '' };
 }

@@ -1,32 +1,39 @@
 /**
- * The interactive prompt loop (no `-p`): read a prompt, run the turn with the live view, print
- * its summary, repeat. A line typed while a turn runs is submitted to it (`createAgentTreeRun`):
- * queued and absorbed after the current tool batch, so the model sees it in its next request
- * (while the turn waits for background subagents, it goes on at once with the line); a line the
- * turn could not take (it was ending) starts the next turn. Ctrl-C during a turn aborts
- * it (tools per their interruptBehavior, the terminal and the transcript are kept); Ctrl-C again,
- * or Ctrl-C at the prompt, or end of input, leaves. Permission 'ask' decisions become a y/n
- * question when stdin is a terminal. On a terminal each running tool has a live line with its
- * elapsed time; piped output gets plain start/finish lines only.
+ * The interactive view (no `-p`): read a prompt or a /command, run it, repeat.
  *
- * The Agent tool is offered as in print mode (unless `--tools` leaves it out), with the same
- * per-child permission policy and transcripts (`buildRun`). A subagent's own tool calls are not
- * drawn as lines of the parent's; its Agent call has a line until it ends.
+ * On a terminal (stdin and stdout both TTYs) it has a line editor (multi-line, bracketed paste,
+ * history, Tab completion), live tool lines, Markdown rendering, permission questions and a
+ * status line (ttyFrontEnd). Otherwise lines are read from stdin and plain text is written, with
+ * no escape codes (pipedFrontEnd). Either way, a /command is handled here and never sent to the
+ * model as text, and a line entered while a turn runs is handed to that turn (queued, absorbed
+ * after the current tool batch) instead of waiting for a turn of its own.
+ *
+ * Esc interrupts the running turn (tools stop per their interruptBehavior; the transcript is
+ * kept); Ctrl-C interrupts it too, and a second Ctrl-C, or one with nothing to interrupt, leaves;
+ * Ctrl-D (or the end of piped input, once the running turn is done) leaves.
  *
  * Exit status: that of the last turn (0 when it succeeded), so `rxagent "prompt" </dev/null`
  * behaves like a one-shot command.
  */
 import { homedir } from 'node:os';
-import { clearScreenDown, createInterface, moveCursor, type Interface } from 'node:readline';
-import { interval, lastValueFrom, tap } from 'rxjs';
-import { createAgentTreeRun } from '../../agents/createAgentTreeRun.js';
-import type { TerminalEvent } from '../../loop/types.js';
-import type { PermissionAnswer, PermissionRequest } from '../../permissions/createPermissionPolicy.js';
+import { styleText } from 'node:util';
 import type { CliOptions } from '../args.js';
-import { buildRun, type PreparedRun } from '../buildRun.js';
-import { exitCodeOf } from '../output/resultLine.js';
+import { buildRun } from '../buildRun.js';
+import { runBuiltin, SHOW_ONLY, type CommandContext } from './commandHandlers.js';
+import { expandCustomCommand, loadCustomCommands } from './customCommands.js';
+import type { FrontEnd, FrontEndHandlers } from './frontEnd.js';
+import { historyFile } from './inputHistory.js';
 import { createLiveTools } from './liveTools.js';
-import { createTerminalRenderer, summarizeToolInput } from './render.js';
+import { createMarkdownRenderer, createMarkdownStream } from './markdown.js';
+import { createPermissionAsker } from './permissionAsker.js';
+import type { Paint } from './permissionQuestion.js';
+import { createPipedFrontEnd } from './pipedFrontEnd.js';
+import type { TerminalRenderer } from './render.js';
+import { addTotals, runTurn } from './runTurn.js';
+import { completeCommand, parseInput, type BuiltinName } from './slashCommands.js';
+import { statusLine } from './statusLine.js';
+import { createTtyFrontEnd } from './ttyFrontEnd.js';
+import { createViewSession, type ViewSession } from './viewSession.js';
 
 export interface InteractiveIO {
   readonly input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -37,177 +44,182 @@ export async function runInteractive(
   options: CliOptions,
   io: InteractiveIO = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
-  const color = io.output.isTTY === true;
-  const canAsk = io.input.isTTY === true;
-  let rl: Interface | undefined;
-
-  // Live tool lines (terminal only): drawn below everything else, erased before any other output.
+  const terminal = io.input.isTTY === true && io.output.isTTY === true;
+  const paint: Paint = (style, text) => (terminal ? styleText(style, text) : text);
+  const cwd = process.cwd();
+  const homeDir = homedir();
+  const custom = loadCustomCommands(cwd);
   const live = createLiveTools();
-  let liveDrawn = 0;
-  /** False outside a turn and while a permission question is open. */
-  let liveAllowed = false;
-  /** Live lines are drawn only below complete lines (never after streamed text mid-line). */
-  let atLineStart = () => true;
-  const eraseLive = () => {
-    if (liveDrawn === 0) return;
-    moveCursor(io.output, 0, -liveDrawn);
-    clearScreenDown(io.output);
-    liveDrawn = 0;
+
+  let session: ViewSession | undefined;
+  let renderer: TerminalRenderer | undefined;
+  const pending: string[] = options.prompt !== undefined ? [options.prompt] : [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  /** The running turn or command (Esc and Ctrl-C abort it). */
+  let current: AbortController | undefined;
+  let turnRunning = false;
+  let interrupts = 0;
+  let submitToTurn: ((text: string) => boolean) | undefined;
+  let frontEnd: FrontEnd | undefined;
+  const print = (text: string) => frontEnd?.print(text);
+
+  const leave = () => {
+    ended = true;
+    pending.length = 0;
+    current?.abort();
+    wake?.();
   };
-  const drawLive = () => {
-    if (!color || !liveAllowed || live.size === 0 || !atLineStart()) return;
-    const lines = live.lines(Date.now());
-    io.output.write(lines.map((l) => `${l}\n`).join(''));
-    liveDrawn = lines.length;
+  const interrupt = (how: string) => {
+    if (!current) return;
+    interrupts += 1;
+    print(`${paint('yellow', `(${how}; Ctrl-C again to exit)`)}\n`);
+    current.abort();
   };
-  const write = (text: string) => {
-    if (text === '') return;
-    eraseLive();
-    io.output.write(text);
-    drawLive();
+  const handlers: FrontEndHandlers = {
+    submit: (text) => onSubmit(text),
+    escape: () => {
+      if (current && interrupts === 0) interrupt('interrupted by Esc');
+    },
+    interrupt: () => (current && interrupts === 0 ? interrupt('interrupting') : leave()),
+    // At a terminal Ctrl-D leaves now; the end of piped input lets the queued work finish.
+    exit: () => (terminal ? leave() : ((ended = true), wake?.())),
   };
 
-  const ask = (request: PermissionRequest): Promise<PermissionAnswer> =>
-    new Promise((resolve) => {
-      if (!rl) return resolve({ behavior: 'deny', message: 'Nobody could be asked for approval.' });
-      const what = summarizeToolInput(request.toolName, request.input);
-      const onAbort = () => resolve({ behavior: 'deny', message: 'The call was cancelled before the user answered.' });
-      request.signal.addEventListener('abort', onAbort, { once: true });
-      eraseLive();
-      liveAllowed = false;
-      rl.question(`Allow ${request.toolName}${what ? ` ${what}` : ''}? (${request.reason}) [y/N] `, (answer) => {
-        request.signal.removeEventListener('abort', onAbort);
-        liveAllowed = current !== undefined;
-        resolve(/^y(es)?$/i.test(answer.trim()) ? { behavior: 'allow' } : { behavior: 'deny', message: 'The user declined this call. Ask them how to proceed.' });
-      });
+  frontEnd = terminal
+    ? createTtyFrontEnd({
+        input: io.input as NodeJS.ReadStream,
+        output: io.output as NodeJS.WriteStream,
+        handlers,
+        live,
+        status: () =>
+          session
+            ? statusLine({ model: session.run.model, permissionMode: session.run.permissionMode, contextTokens: session.contextTokens, costUsd: session.totals.costUsd })
+            : '',
+        pending: () => renderer?.pendingText() ?? '',
+        complete: (text) => completeCommand(text, custom.commands),
+        historyFile: historyFile(homeDir, cwd),
+        onWarning: (message) => print(`${paint('yellow', `warning: ${message}`)}\n`),
+      })
+    : createPipedFrontEnd({ input: io.input, output: io.output, handlers });
+  const view = frontEnd;
+  const asker = createPermissionAsker({ frontEnd: view, match: { cwd, homeDir }, paint, answered: (id, at) => live.restart(id, at) });
+  const build = (opts: CliOptions) =>
+    buildRun(opts, {
+      env: process.env,
+      cwd,
+      homeDir,
+      platform: process.platform,
+      interactive: view.interactive,
+      interactiveView: true,
+      ask: asker.ask,
+      onWarning: (message) => print(`${paint('yellow', `warning: ${message}`)}\n`),
     });
 
-  const run: PreparedRun = await buildRun(options, {
-    env: process.env,
-    cwd: process.cwd(),
-    homeDir: homedir(),
-    platform: process.platform,
-    interactive: canAsk,
-    interactiveView: true,
-    ask,
-    onWarning: (message) => write(`warning: ${message}\n`),
-  });
-
-  write(`rxagent ${run.model} in ${run.cwd} (session ${run.sessionId})\n`);
-  if (canAsk) write('Type a request and press Enter. Ctrl-C interrupts a turn; twice, or at the prompt, exits.\n');
-
-  let lastCode = 0;
-  let current: AbortController | undefined;
-  let interrupts = 0;
-  let ended = false;
-  const pending: string[] = options.prompt !== undefined ? [options.prompt] : [];
-  let wake: (() => void) | undefined;
-  /** Hands a line to the running turn; false when there is none or it no longer takes input. */
-  let submitToTurn: ((text: string) => boolean) | undefined;
-
-  rl = createInterface({ input: io.input, output: io.output, terminal: canAsk });
-  rl.on('line', (text) => {
-    if (text.trim() === '') return canAsk ? rl?.prompt() : undefined;
-    if (submitToTurn?.(text)) {
-      const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
-      write(`${atLineStart() ? '' : '\n'}(queued for the running turn: ${shown})\n`);
-      return;
+  function onSubmit(text: string): void {
+    const parsed = parseInput(text, custom.commands);
+    if (turnRunning) {
+      if (parsed.type === 'builtin' && parsed.name === 'exit') return leave();
+      if (parsed.type === 'builtin' && SHOW_ONLY.has(parsed.name)) return void runCommand(parsed.name, parsed.args, new AbortController());
+      if (parsed.type === 'prompt' && submitToTurn?.(text)) {
+        const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+        return print(`${paint('dim', `(queued for the running turn: ${shown.replace(/\n/g, ' ')})`)}\n`);
+      }
+      if (parsed.type !== 'prompt') print(`${paint('dim', `(${text.trim().split(/\s/)[0]} runs when this turn ends)`)}\n`);
     }
     pending.push(text);
     wake?.();
-  });
-  rl.on('close', () => {
-    ended = true;
-    // At a terminal, Ctrl-D means "leave now"; the end of piped input lets the running turn finish.
-    if (canAsk) current?.abort();
-    wake?.();
-  });
-  const onInterrupt = () => {
-    if (current && interrupts === 0) {
-      interrupts += 1;
-      write('\n(interrupting; Ctrl-C again to exit)\n');
-      current.abort();
-      return;
-    }
-    ended = true;
-    current?.abort();
-    rl?.close();
-  };
-  rl.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
-  if (!canAsk) process.on('SIGINT', onInterrupt);
+  }
 
-  const runTurn = async (prompt: string): Promise<number> => {
-    const renderer = createTerminalRenderer({ color });
+  async function runCommand(name: BuiltinName, args: string, controller: AbortController): Promise<void> {
+    if (!session) return;
+    const ctx: CommandContext = { session, frontEnd: view, paint, custom: custom.commands, env: process.env, homeDir, signal: controller.signal, exit: leave };
+    try {
+      await runBuiltin(name, args, ctx);
+    } catch (error) {
+      print(`${paint('red', `/${name}: ${(error as Error).message}`)}\n`);
+    }
+  }
+
+  let lastCode = 0;
+  const turn = async (prompt: string): Promise<void> => {
+    if (!session) return;
     const controller = new AbortController();
     current = controller;
+    turnRunning = true;
     interrupts = 0;
-    let terminal: TerminalEvent | undefined;
-    const agentRun = createAgentTreeRun(run.loopOptions(prompt, controller.signal));
-    const submitted = new Map<string, string>();
-    submitToTurn = (text) => {
-      const handle = agentRun.submit(text);
-      if (handle.accepted) submitted.set(handle.id, text);
-      return handle.accepted;
-    };
-    atLineStart = renderer.atLineStart;
-    liveAllowed = true;
-    const ticker = color
-      ? interval(200).subscribe(() => {
-          eraseLive();
-          drawLive();
-        })
-      : undefined;
+    view.busy(terminal ? 'working · Esc to interrupt' : '');
+    const markdown = terminal ? createMarkdownStream(markdownRenderer, view.columns) : undefined;
     try {
-      await lastValueFrom(
-        agentRun.events$.pipe(
-          tap((event) => {
-            if (event.type === 'tool_start') live.start(event.toolUseId, `${event.name} ${summarizeToolInput(event.name, event.input)}`.trim(), Date.now());
-            if (event.type === 'tool_result') live.finish(event.toolUseId);
-            // A submission the turn ended before absorbing is not lost: it becomes the next turn.
-            if (event.type === 'command_lifecycle' && event.status === 'discarded') {
-              const text = submitted.get(event.id);
-              if (text !== undefined) pending.push(text);
-            }
-            write(renderer.render(event));
-            if (event.type === 'terminal') terminal = event;
-          }),
-        ),
-        { defaultValue: undefined },
-      );
+      const outcome = await runTurn(session.run, prompt, controller.signal, {
+        color: terminal,
+        ...(markdown ? { markdown } : {}),
+        live,
+        print,
+        started: (submit, r) => {
+          submitToTurn = submit;
+          renderer = r;
+        },
+        waitedMs: asker.waitedMs,
+        returned: (text) => pending.push(text),
+        contextUsed: (tokens) => session && (session.contextTokens = tokens),
+      });
+      session.totals = addTotals(session.totals, outcome.terminal);
+      lastCode = outcome.code;
     } finally {
-      ticker?.unsubscribe();
-      submitToTurn = undefined;
       current = undefined;
-      eraseLive();
-      liveAllowed = false;
+      turnRunning = false;
+      submitToTurn = undefined;
+      renderer = undefined;
     }
-    if (!terminal) throw new Error('the agent loop ended without a terminal event');
-    if (terminal.messages) run.history = terminal.messages;
-    return exitCodeOf(terminal.reason);
+  };
+  const markdownRenderer = createMarkdownRenderer();
+
+  const handle = async (text: string): Promise<void> => {
+    if (!terminal) print(`❯ ${text}\n`);
+    const parsed = parseInput(text, custom.commands);
+    switch (parsed.type) {
+      case 'prompt':
+        return turn(text);
+      case 'custom':
+        return turn(expandCustomCommand(parsed.command, parsed.args));
+      case 'unknown':
+        return print(`Unknown command: /${parsed.name}. Type /help for the commands.\n`);
+      case 'builtin': {
+        const controller = new AbortController();
+        current = controller;
+        interrupts = 0;
+        view.busy(`/${parsed.name} · Esc to cancel`);
+        try {
+          return await runCommand(parsed.name, parsed.args, controller);
+        } finally {
+          current = undefined;
+        }
+      }
+    }
   };
 
+  process.on('SIGTERM', leave);
   try {
+    session = createViewSession(await build(options), options, build);
+    custom.warnings.forEach((w) => print(`${paint('yellow', `warning: ${w}`)}\n`));
+    print(`rxagent ${session.run.model} in ${session.run.cwd} (session ${session.run.sessionId})\n`);
+    if (terminal) print(paint('dim', 'Type a request, or /help for commands. Esc interrupts a turn; Ctrl-D exits.\n'));
     for (;;) {
       const next = pending.shift();
       if (next !== undefined) {
-        if (!canAsk) write(`> ${next}\n`);
-        lastCode = await runTurn(next);
+        await handle(next);
         continue;
       }
       if (ended) break;
-      if (canAsk) {
-        rl.setPrompt('> ');
-        rl.prompt();
-      }
+      view.idle();
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }
   } finally {
-    process.off('SIGTERM', onInterrupt);
-    process.off('SIGINT', onInterrupt);
-    rl.close();
-    await run.close();
+    process.off('SIGTERM', leave);
+    view.close();
+    await session?.run.close();
   }
   return lastCode;
 }

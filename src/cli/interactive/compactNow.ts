@@ -1,0 +1,76 @@
+/**
+ * `/compact [instructions]`: the context layer's compaction (src/context/compact.ts), run now
+ * instead of when the window fills. Everything but the latest exchange is summarized with one
+ * model call (the person's instructions added to ours), the history becomes the summary plus that
+ * exchange, and a `manual` compact boundary goes into the transcript, so a resumed session
+ * starts from the same compacted view.
+ */
+import { fromEvent, lastValueFrom, takeUntil } from 'rxjs';
+import { buildCompactedView, buildCompactionRequest, planCompaction, requestSummary } from '../../context/compact.js';
+import { COMPACT_SYSTEM_PROMPT } from '../../context/compactPrompt.js';
+import { modelLimits } from '../../context/models.js';
+import { CHARS_PER_TOKEN, contextThresholds, estimateMessagesTokens } from '../../context/tokens.js';
+import type { TranscriptSink } from '../../loop/seams.js';
+import type { MessageParam } from '../../protocol/content.js';
+import type { MessagesClient } from '../../transport/types.js';
+
+export type CompactNowResult =
+  | { readonly type: 'compacted'; readonly messages: MessageParam[]; readonly preTokens: number; readonly postTokens: number }
+  | { readonly type: 'too_short' };
+
+export interface CompactNowOptions {
+  readonly client: MessagesClient;
+  readonly model: string;
+  readonly messages: readonly MessageParam[];
+  readonly instructions: string;
+  readonly transcript: TranscriptSink;
+  readonly signal: AbortSignal;
+  /** For the transcript record. */
+  readonly chainId: string;
+}
+
+const SUMMARY_TOKENS = 16_000;
+
+/** The person cancelled the compaction (Esc); the history is unchanged. */
+export class CompactCancelled extends Error {
+  override readonly name = 'CompactCancelled';
+  constructor() {
+    super('compaction cancelled; the conversation is unchanged');
+  }
+}
+
+export async function compactNow(options: CompactNowOptions): Promise<CompactNowResult> {
+  // Keep nothing beyond the latest exchange: the person asked for room now.
+  if (options.signal.aborted) throw new CompactCancelled();
+  const plan = planCompaction(options.messages, 0);
+  if (plan === undefined) return { type: 'too_short' };
+  const limits = modelLimits(options.model);
+  const thresholds = contextThresholds(limits);
+  const extra = options.instructions.trim();
+  const instructions = extra === '' ? COMPACT_SYSTEM_PROMPT : `${COMPACT_SYSTEM_PROMPT}\n\nThe user gave these instructions for this summary:\n${extra}`;
+  const request = buildCompactionRequest(options.messages.slice(0, plan.keptStart), {
+    model: options.model,
+    maxTokens: Math.min(SUMMARY_TOKENS, limits.maxOutputTokens),
+    maxTranscriptChars: Math.max(4_000, (thresholds.effectiveWindow - 2_000) * CHARS_PER_TOKEN),
+    instructions,
+  });
+  // Unsubscribing aborts the summary request (Esc while it runs).
+  const summary = await lastValueFrom(requestSummary(options.client, request).pipe(takeUntil(fromEvent(options.signal, 'abort'))), {
+    defaultValue: undefined,
+  });
+  if (summary === undefined) throw new CompactCancelled();
+  const view = buildCompactedView(summary, options.messages.slice(plan.keptStart));
+  const preTokens = estimateMessagesTokens(options.messages);
+  const postTokens = estimateMessagesTokens(view);
+  await options.transcript.append([
+    {
+      type: 'compact_boundary',
+      chainId: options.chainId,
+      depth: 0,
+      timestamp: Date.now(),
+      boundary: { trigger: 'manual', preTokens, postTokens },
+      messages: view,
+    },
+  ]);
+  return { type: 'compacted', messages: view, preTokens, postTokens };
+}

@@ -1,0 +1,91 @@
+/**
+ * Key presses, as Node's readline decodes them (`emitKeypressEvents`: escape sequences, bracketed
+ * paste markers, modifiers), turned into the editor's own small vocabulary. Pure.
+ *
+ * Shift+Enter reaches a program only when the terminal reports it distinctly: as Meta+Enter
+ * (`ESC CR`, what Claude Code's terminal setup configures), as the kitty/CSI-u `ESC[13;2u`, or
+ * as Ctrl-J (a line feed). A plain Enter is `CR` in raw mode.
+ */
+export type EditorKey =
+  | { readonly type: 'insert'; readonly text: string }
+  | { readonly type: 'newline' }
+  | { readonly type: 'submit' }
+  | { readonly type: 'backspace' }
+  | { readonly type: 'delete' }
+  | { readonly type: 'left' }
+  | { readonly type: 'right' }
+  | { readonly type: 'home' }
+  | { readonly type: 'end' }
+  | { readonly type: 'up' }
+  | { readonly type: 'down' }
+  | { readonly type: 'kill_before' }
+  | { readonly type: 'kill_after' }
+  | { readonly type: 'kill_word' }
+  | { readonly type: 'tab' }
+  | { readonly type: 'escape' }
+  | { readonly type: 'interrupt' }
+  | { readonly type: 'eof' }
+  | { readonly type: 'clear_screen' }
+  | { readonly type: 'paste_start' }
+  | { readonly type: 'paste_end' };
+
+/** What readline's keypress event carries. */
+export interface RawKey {
+  readonly sequence?: string;
+  readonly name?: string;
+  readonly ctrl?: boolean;
+  readonly meta?: boolean;
+  readonly shift?: boolean;
+  readonly code?: string;
+}
+
+const CTRL: Readonly<Record<string, EditorKey['type']>> = {
+  c: 'interrupt',
+  d: 'eof',
+  l: 'clear_screen',
+  a: 'home',
+  e: 'end',
+  b: 'left',
+  f: 'right',
+  u: 'kill_before',
+  k: 'kill_after',
+  w: 'kill_word',
+  h: 'backspace',
+  p: 'up',
+  n: 'down',
+};
+
+const NAMED: Readonly<Record<string, EditorKey['type']>> = {
+  backspace: 'backspace',
+  delete: 'delete',
+  left: 'left',
+  right: 'right',
+  home: 'home',
+  end: 'end',
+  up: 'up',
+  down: 'down',
+  tab: 'tab',
+  escape: 'escape',
+  'paste-start': 'paste_start',
+  'paste-end': 'paste_end',
+};
+
+/** The editor key for one keypress, or undefined for keys the editor ignores. */
+export function toEditorKey(str: string | undefined, key: RawKey | undefined): EditorKey | undefined {
+  const name = key?.name;
+  if (key?.code === '[13;2u') return { type: 'newline' };
+  if (name === 'return') return key?.meta || key?.shift ? { type: 'newline' } : { type: 'submit' };
+  if (name === 'enter') return { type: 'newline' };
+  if (key?.ctrl && name !== undefined) {
+    const mapped = CTRL[name];
+    return mapped === undefined ? undefined : ({ type: mapped } as EditorKey);
+  }
+  if (name !== undefined && NAMED[name] !== undefined && !(name === 'tab' && key?.meta)) {
+    return { type: NAMED[name] } as EditorKey;
+  }
+  if (key?.meta && name !== undefined) return undefined;
+  const text = str ?? key?.sequence;
+  // Printable text only: an unrecognized escape sequence must not land in the prompt.
+  if (text === undefined || text === '' || /[\x00-\x08\x0b-\x1f\x7f]/.test(text)) return undefined;
+  return { type: 'insert', text };
+}

@@ -1,0 +1,82 @@
+/**
+ * The model's Markdown rendered for a terminal (headings, emphasis, lists, tables, code blocks
+ * with syntax highlighting) by `marked` with `marked-terminal`: a well-kept parser and renderer
+ * pair, where a hand-written one would get nesting, tables and highlighting wrong. Used only when
+ * stdout is a terminal; piped output keeps the model's text as it came.
+ *
+ * Streaming: text is rendered one Markdown block at a time, as soon as the block is complete (a
+ * blank line outside a code fence), so the answer appears while it streams; the unfinished
+ * block is shown raw in the live area until it completes.
+ */
+import { Marked, type MarkedExtension } from 'marked';
+import { markedTerminal } from 'marked-terminal';
+
+export type RenderMarkdown = (markdown: string, columns: number) => string;
+
+/** Renders one piece of Markdown for a terminal `columns` wide. */
+export function createMarkdownRenderer(): RenderMarkdown {
+  const cache = new Map<number, Marked>();
+  const parserFor = (columns: number): Marked => {
+    let parser = cache.get(columns);
+    if (!parser) {
+      // The typings of marked-terminal describe a Renderer; at run time it returns an extension.
+      const extension = markedTerminal({ width: Math.max(20, columns - 2), reflowText: true, showSectionPrefix: false, tab: 2 }) as unknown as MarkedExtension;
+      parser = new Marked(extension);
+      cache.set(columns, parser);
+    }
+    return parser;
+  };
+  return (markdown, columns) => {
+    try {
+      return (parserFor(columns).parse(markdown, { async: false }) as string).replace(/\n+$/, '');
+    } catch {
+      // Rendering is cosmetic: never lose the model's text over it.
+      return markdown.replace(/\n+$/, '');
+    }
+  };
+}
+
+export interface MarkdownStream {
+  /** Adds streamed text; returns the rendered blocks it completed ('' when none). */
+  push(text: string): string;
+  /** The end of the text block: renders whatever is left. */
+  flush(): string;
+  /** The unfinished block, raw, for the live area. */
+  pending(): string;
+}
+
+/** Where the text may be cut into separately rendered blocks: after a blank line outside a fence. */
+function lastBlockEnd(text: string): number {
+  let inFence = false;
+  let cut = -1;
+  let lineStart = 0;
+  while (lineStart < text.length) {
+    const newline = text.indexOf('\n', lineStart);
+    if (newline === -1) break;
+    const line = text.slice(lineStart, newline);
+    if (/^\s{0,3}(```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence && line.trim() === '' && lineStart > 0) cut = newline + 1;
+    lineStart = newline + 1;
+  }
+  return cut;
+}
+
+export function createMarkdownStream(render: RenderMarkdown, columns: () => number): MarkdownStream {
+  let buffer = '';
+  return {
+    push(text) {
+      buffer += text;
+      const cut = lastBlockEnd(buffer);
+      if (cut === -1) return '';
+      const complete = buffer.slice(0, cut);
+      buffer = buffer.slice(cut);
+      return complete.trim() === '' ? '' : `${render(complete, columns())}\n\n`;
+    },
+    flush() {
+      const rest = buffer;
+      buffer = '';
+      return rest.trim() === '' ? '' : `${render(rest, columns())}\n`;
+    },
+    pending: () => buffer,
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * The terminal front end: raw keys decoded by Node's readline (`emitKeypressEvents`, which also
+ * understands bracketed paste, turned on here), the line editor, and the panel under the output:
+ * the unfinished Markdown block, the live tool lines (ticking), the prompt or an open question,
+ * and the status line. Typing works while a turn runs (Enter adds the text to the turn).
+ */
+import { emitKeypressEvents } from 'node:readline';
+import { styleText } from 'node:util';
+import { choiceLines, reduceChoice, type ChoiceState } from './choice.js';
+import type { Choice, FrontEnd, FrontEndHandlers } from './frontEnd.js';
+import { appendHistory, loadHistory } from './inputHistory.js';
+import { toEditorKey, type RawKey } from './keys.js';
+import { layoutEditor } from './layout.js';
+import { emptyEditor, reduceEditor, type Completer, type EditorState } from './lineEditor.js';
+import type { LiveTools } from './liveTools.js';
+import { createScreen } from './screen.js';
+
+export const PROMPT_MARKER = '❯ ';
+
+export interface TtyFrontEndOptions {
+  readonly input: NodeJS.ReadStream;
+  readonly output: NodeJS.WriteStream;
+  readonly handlers: FrontEndHandlers;
+  readonly live: LiveTools;
+  readonly status: () => string;
+  /** Streamed text not printed yet (shown raw above the live lines). */
+  readonly pending: () => string;
+  readonly complete: Completer;
+  readonly historyFile: string;
+  readonly onWarning: (message: string) => void;
+}
+
+/** An open question over the prompt (the first of `modes` has the keys; none: the prompt). */
+type Mode =
+  | { readonly type: 'choice'; state: ChoiceState<unknown>; readonly resolve: (value: unknown) => void }
+  | { readonly type: 'line'; readonly label: string; editor: EditorState; readonly resolve: (value: string | undefined) => void };
+
+export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
+  const { input, output, handlers, live } = options;
+  const paint = (style: 'cyan' | 'dim' | 'bold', text: string) => styleText(style, text);
+  let editor = emptyEditor(loadHistory(options.historyFile));
+  const modes: Mode[] = [];
+  let activity = '';
+  let closed = false;
+
+  const panel = () => {
+    const columns = output.columns ?? 80;
+    const pending = options.pending();
+    const lines: string[] = pending === '' ? [] : pending.replace(/\n+$/, '').split('\n');
+    lines.push(...live.lines(Date.now()).map((l) => paint('dim', l)));
+    const rule = paint('dim', '─'.repeat(Math.max(1, columns - 1)));
+    lines.push(rule);
+    const mode = modes[0];
+    let cursor: { line: number; column: number } | undefined;
+    if (mode?.type === 'choice') {
+      lines.push(...choiceLines(mode.state, paint));
+    } else {
+      const label = mode?.type === 'line' ? mode.label : '';
+      const state = mode?.type === 'line' ? mode.editor : editor;
+      if (label !== '') lines.push(paint('bold', label));
+      const layout = layoutEditor(PROMPT_MARKER, state.text, state.cursor, columns);
+      cursor = { line: lines.length + layout.cursorRow, column: layout.cursorColumn };
+      lines.push(...layout.rows.map((row, i) => (i === 0 ? `${paint('cyan', PROMPT_MARKER)}${row.slice(PROMPT_MARKER.length)}` : row)));
+    }
+    lines.push(rule);
+    lines.push(paint('dim', `  ${options.status()}${activity ? ` · ${activity}` : ''}`));
+    return cursor ? { lines, cursor } : { lines };
+  };
+  const screen = createScreen(output, panel);
+  const redraw = () => {
+    if (!closed) screen.redraw();
+  };
+
+  const echo = (text: string) => {
+    const [first = '', ...rest] = text.split('\n');
+    screen.print(`${paint('cyan', PROMPT_MARKER)}${first}${rest.map((l) => `\n  ${l}`).join('')}\n`);
+  };
+
+  const onKey = (str: string | undefined, raw: RawKey | undefined) => {
+    const key = toEditorKey(str, raw);
+    if (!key) return;
+    const mode = modes[0];
+    if (mode?.type === 'choice') {
+      const step = reduceChoice(mode.state, key);
+      if (step.type === 'open') mode.state = step.state;
+      else {
+        modes.shift();
+        mode.resolve(step.type === 'picked' ? step.value : undefined);
+      }
+      return redraw();
+    }
+    if (mode?.type === 'line') {
+      // One line of answer: Enter gives it (empty is fine), Esc or Ctrl-C withdraws it.
+      const step = key.type === 'submit' ? undefined : reduceEditor(mode.editor, key);
+      if (step) mode.editor = step.state;
+      if (!step || step.effect?.type === 'escape' || step.effect?.type === 'interrupt') {
+        modes.shift();
+        mode.resolve(step ? undefined : mode.editor.text);
+      }
+      return redraw();
+    }
+    const step = reduceEditor(editor, key, options.complete);
+    editor = step.state;
+    redraw();
+    switch (step.effect?.type) {
+      case 'submit': {
+        const problem = appendHistory(options.historyFile, step.effect.text);
+        if (problem) options.onWarning(problem);
+        echo(step.effect.text);
+        return handlers.submit(step.effect.text);
+      }
+      case 'escape':
+        return handlers.escape();
+      case 'interrupt':
+        return handlers.interrupt();
+      case 'exit':
+        return handlers.exit();
+      case 'clear_screen':
+        return screen.clearScreen();
+      case undefined:
+        return;
+    }
+  };
+
+  const ticker = setInterval(() => {
+    if (live.size > 0) redraw();
+  }, 200);
+  ticker.unref();
+  const onResize = () => screen.resized();
+  emitKeypressEvents(input);
+  input.setRawMode(true);
+  input.on('keypress', onKey);
+  output.on('resize', onResize);
+  input.resume();
+  // Bracketed paste: the terminal marks pasted text, so its newlines do not submit it line by line.
+  output.write('\x1b[?2004h');
+
+  const ask = <T>(mode: Mode, signal: AbortSignal | undefined, promise: Promise<T | undefined>): Promise<T | undefined> => {
+    if (signal?.aborted) return Promise.resolve(undefined);
+    const onAbort = () => {
+      const i = modes.indexOf(mode);
+      if (i !== -1) {
+        modes.splice(i, 1);
+        mode.resolve(undefined as never);
+        redraw();
+      }
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    modes.push(mode);
+    redraw();
+    return promise.finally(() => signal?.removeEventListener('abort', onAbort));
+  };
+
+  return {
+    interactive: true,
+    color: true,
+    columns: () => output.columns ?? 80,
+    print: (text) => screen.print(text),
+    idle() {
+      activity = '';
+      redraw();
+    },
+    busy(what) {
+      activity = what;
+      redraw();
+    },
+    choose<T>(title: string, choices: ReadonlyArray<Choice<T>>, signal?: AbortSignal) {
+      let resolve!: (value: unknown) => void;
+      const promise = new Promise<T | undefined>((r) => (resolve = r as (value: unknown) => void));
+      const mode: Mode = { type: 'choice', state: { title, options: choices, selected: 0 }, resolve };
+      return ask(mode, signal, promise);
+    },
+    readLine(label, signal) {
+      let resolve!: (value: string | undefined) => void;
+      const promise = new Promise<string | undefined>((r) => (resolve = r));
+      return ask({ type: 'line', label, editor: emptyEditor(), resolve }, signal, promise);
+    },
+    refresh: redraw,
+    close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(ticker);
+      input.off('keypress', onKey);
+      output.off('resize', onResize);
+      for (const mode of modes.splice(0)) mode.resolve(undefined as never);
+      screen.close();
+      output.write('\x1b[?2004l');
+      input.setRawMode(false);
+      input.pause();
+    },
+  };
+}
