@@ -1,0 +1,122 @@
+/**
+ * Drives the BUILT `rxagent` in a real terminal: a tmux server of its own (`-L`, its own socket),
+ * one window of a fixed size, keys sent with `send-keys`, pastes with `paste-buffer -p` (bracketed
+ * when the program asked for it, as a terminal does), and the screen read with `capture-pane`.
+ * Waiting is for what the screen shows (polled, with a generous bound), never for a fixed time.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI } from '../cli/helpers.js';
+
+export interface TmuxOptions {
+  readonly cwd: string;
+  readonly home: string;
+  readonly baseURL: string;
+  readonly args?: readonly string[];
+  readonly width?: number;
+  readonly height?: number;
+}
+
+export interface Terminal {
+  /** The visible screen, trailing blank lines and spaces removed. */
+  screen(): string;
+  /** The same with its colors and attributes as escape sequences (`capture-pane -e`). */
+  styledScreen(): string;
+  /** Keys in tmux's names (`Enter`, `Escape`, `C-c`, `Up`, `Tab`...). */
+  keys(...names: string[]): void;
+  /** Literal text, typed (not pasted). */
+  type(text: string): void;
+  /** Types the text and presses Enter. */
+  submit(text: string): void;
+  /** Text pasted as a terminal pastes it (bracketed, newlines sent as CR). */
+  paste(text: string): void;
+  resize(width: number, height: number): void;
+  /** Resolves with the screen once `check` holds for it; rejects (with the screen) after `timeoutMs`. */
+  waitFor(check: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** Whether the program has exited, and its status. */
+  exited(): { dead: boolean; status: number | undefined };
+  waitForExit(timeoutMs?: number): Promise<number | undefined>;
+  kill(): void;
+}
+
+let counter = 0;
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** tmux is a system package (`.ci/run` installs it); tests skip with a clear message without it. */
+export function hasTmux(): boolean {
+  return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function startTerminal(options: TmuxOptions): Terminal {
+  const socket = `rxagent-test-${process.pid}-${++counter}`;
+  const script = join(options.home, `run-${counter}.sh`);
+  writeFileSync(script, `#!/bin/sh\ncd ${quote(options.cwd)} && exec ${quote(process.execPath)} ${quote(CLI)} ${(options.args ?? []).map(quote).join(' ')}\n`);
+  chmodSync(script, 0o755);
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: options.home,
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: options.baseURL,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+  };
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env, encoding: 'utf8' });
+  tmux('new-session', '-d', '-s', 'main', '-x', String(options.width ?? 120), '-y', String(options.height ?? 40), script);
+  tmux('set-option', '-t', 'main', 'remain-on-exit', 'on');
+  const screen = () =>
+    tmux('capture-pane', '-p', '-t', 'main')
+      .split('\n')
+      .map((l) => l.replace(/\s+$/, ''))
+      .join('\n')
+      .replace(/\n+$/, '');
+  const exited = () => {
+    const [dead, status] = tmux('display-message', '-p', '-t', 'main', '#{pane_dead} #{pane_dead_status}').trim().split(' ');
+    return { dead: dead === '1', status: status === undefined || status === '' ? undefined : Number(status) };
+  };
+  return {
+    screen,
+    styledScreen: () => tmux('capture-pane', '-p', '-e', '-t', 'main'),
+    keys: (...names) => void tmux('send-keys', '-t', 'main', ...names),
+    type: (text) => void tmux('send-keys', '-t', 'main', '-l', text),
+    submit(text) {
+      tmux('send-keys', '-t', 'main', '-l', text);
+      tmux('send-keys', '-t', 'main', 'Enter');
+    },
+    paste(text) {
+      tmux('set-buffer', '-b', 'paste', '--', text);
+      tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', 'main');
+    },
+    resize: (width, height) => void tmux('resize-window', '-t', 'main', '-x', String(width), '-y', String(height)),
+    async waitFor(check, timeoutMs = 30_000) {
+      const holds = (s: string) => (typeof check === 'string' ? s.includes(check) : check instanceof RegExp ? check.test(s) : check(s));
+      const deadline = Date.now() + timeoutMs;
+      let last = '';
+      while (Date.now() < deadline) {
+        last = screen();
+        if (holds(last)) return last;
+        await pause(50);
+      }
+      throw new Error(`the screen never showed ${String(check)}; it shows:\n${last}`);
+    },
+    exited,
+    async waitForExit(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const state = exited();
+        if (state.dead) return state.status;
+        await pause(50);
+      }
+      throw new Error(`rxagent did not exit; the screen shows:\n${screen()}`);
+    },
+    kill() {
+      try {
+        tmux('kill-server');
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+}
