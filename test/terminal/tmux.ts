@@ -72,9 +72,12 @@ export function startTerminal(options: TmuxOptions): Terminal {
       .map((l) => l.replace(/\s+$/, ''))
       .join('\n')
       .replace(/\n+$/, '');
+  // tmux may see the pane's terminal close before it has reaped the process: the pane counts as
+  // exited once its status (or the signal that killed it) is known.
   const exited = () => {
-    const [dead, status] = tmux('display-message', '-p', '-t', 'main', '#{pane_dead} #{pane_dead_status}').trim().split(' ');
-    return { dead: dead === '1', status: status === undefined || status === '' ? undefined : Number(status) };
+    const [dead, status, signal] = tmux('display-message', '-p', '-t', 'main', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}').trim().split(':');
+    const known = (status ?? '') !== '' || (signal ?? '') !== '';
+    return { dead: dead === '1' && known, status: status === undefined || status === '' ? undefined : Number(status) };
   };
   return {
     screen,

@@ -8,15 +8,19 @@
  * blank line outside a code fence), so the answer appears while it streams; the unfinished
  * block is shown raw in the live area until it completes.
  */
-import { Marked, type MarkedExtension } from 'marked';
-import { markedTerminal } from 'marked-terminal';
+import type { Marked as MarkedParser, MarkedExtension } from 'marked';
 
 export type RenderMarkdown = (markdown: string, columns: number) => string;
 
-/** Renders one piece of Markdown for a terminal `columns` wide. */
-export function createMarkdownRenderer(): RenderMarkdown {
-  const cache = new Map<number, Marked>();
-  const parserFor = (columns: number): Marked => {
+/**
+ * Renders one piece of Markdown for a terminal `columns` wide. The libraries (with the syntax
+ * highlighter, the bulk of them) are loaded here, on a terminal only: loading them at every start
+ * doubled the start-up time of `rxagent -p`, which never renders Markdown.
+ */
+export async function loadMarkdownRenderer(): Promise<RenderMarkdown> {
+  const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
+  const cache = new Map<number, MarkedParser>();
+  const parserFor = (columns: number): MarkedParser => {
     let parser = cache.get(columns);
     if (!parser) {
       // The typings of marked-terminal describe a Renderer; at run time it returns an extension.

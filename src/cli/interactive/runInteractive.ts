@@ -24,7 +24,7 @@ import { expandCustomCommand, loadCustomCommands } from './customCommands.js';
 import type { FrontEnd, FrontEndHandlers } from './frontEnd.js';
 import { historyFile } from './inputHistory.js';
 import { createLiveTools } from './liveTools.js';
-import { createMarkdownRenderer, createMarkdownStream } from './markdown.js';
+import { createMarkdownStream, loadMarkdownRenderer, type RenderMarkdown } from './markdown.js';
 import { createPermissionAsker } from './permissionAsker.js';
 import type { Paint } from './permissionQuestion.js';
 import { createPipedFrontEnd } from './pipedFrontEnd.js';
@@ -149,7 +149,7 @@ export async function runInteractive(
     turnRunning = true;
     interrupts = 0;
     view.busy(terminal ? 'working · Esc to interrupt' : '');
-    const markdown = terminal ? createMarkdownStream(markdownRenderer, view.columns) : undefined;
+    const markdown = markdownRenderer ? createMarkdownStream(markdownRenderer, view.columns) : undefined;
     try {
       const outcome = await runTurn(session.run, prompt, controller.signal, {
         color: terminal,
@@ -173,7 +173,7 @@ export async function runInteractive(
       renderer = undefined;
     }
   };
-  const markdownRenderer = createMarkdownRenderer();
+  const markdownRenderer: RenderMarkdown | undefined = terminal ? await loadMarkdownRenderer() : undefined;
 
   const handle = async (text: string): Promise<void> => {
     if (!terminal) print(`❯ ${text}\n`);

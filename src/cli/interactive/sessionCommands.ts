@@ -68,7 +68,7 @@ async function showRules(ctx: SessionCommandContext): Promise<string> {
   const { options, run } = ctx.session;
   const settings = await loadSettings({ cwd: run.cwd, homeDir: ctx.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
   const lines = [`Permission mode: ${run.permissionMode}`];
-  const list = (title: string, rules: readonly string[]) => lines.push(`${title}: ${rules.length === 0 ? '(none)' : ''}`, ...rules.map((r) => `  ${showEscaped(r)}`));
+  const list = (title: string, rules: readonly string[]) => lines.push(rules.length === 0 ? `${title}: (none)` : `${title}:`, ...rules.map((r) => `  ${showEscaped(r)}`));
   list('Allow', [...settings.permissions.allow, ...options.allowedTools]);
   list('Ask', settings.permissions.ask);
   list('Deny', [...settings.permissions.deny, ...options.disallowedTools]);
