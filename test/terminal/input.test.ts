@@ -21,7 +21,7 @@ const PASTED_FIXTURE = `❯ L1 first line
   L4 fourth line`;
 
 describe.skipIf(!hasTmux())('the prompt in tmux', () => {
-  test('a multi-line paste is one prompt in order; \\+Enter and Meta+Enter add lines; history persists per project', { timeout: 120_000 }, async () => {
+  test('a multi-line paste is one prompt in order; \\+Enter and Meta+Enter add lines; history persists per project', { timeout: 300_000 }, async () => {
     const scenario = await open({ script: echoScript });
     const { term, server } = scenario;
     await term.waitFor(READY);

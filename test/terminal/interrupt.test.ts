@@ -39,7 +39,7 @@ Still here.
   claude-sonnet-4-5 · bypassPermissions mode · context 1% · $0.0125`;
 
 describe.skipIf(!hasTmux())('interrupting in tmux', () => {
-  test('Esc interrupts the running tool: one finish line, no stale live line; a resize redraws the live line once', { timeout: 120_000 }, async () => {
+  test('Esc interrupts the running tool: one finish line, no stale live line; a resize redraws the live line once', { timeout: 300_000 }, async () => {
     const scenario = await open({ script, args: ['--dangerously-skip-permissions'] });
     const { term, server } = scenario;
     await term.waitFor(READY);

@@ -29,7 +29,7 @@ Done.
 -- 1 turn`;
 
 describe.skipIf(!hasTmux())('markdown in tmux', () => {
-  test('rendered for the terminal: headings, bold, lists, highlighted code', { timeout: 60_000 }, async () => {
+  test('rendered for the terminal: headings, bold, lists, highlighted code', { timeout: 300_000 }, async () => {
     const scenario = await open({ script });
     const { term } = scenario;
     await term.waitFor(READY);

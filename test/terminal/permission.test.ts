@@ -39,7 +39,7 @@ Allow this call?
 ───`;
 
 describe.skipIf(!hasTmux())('permission questions in tmux', () => {
-  test('whole command escaped, cwd, Edit diff; "don\'t ask again" saves the rule and is not asked again; "no" takes a reason', { timeout: 120_000 }, async () => {
+  test('whole command escaped, cwd, Edit diff; "don\'t ask again" saves the rule and is not asked again; "no" takes a reason', { timeout: 300_000 }, async () => {
     let calls = 0;
     const script = (request: MessagesRequest): ScriptedResponse | undefined => {
       calls += 1;

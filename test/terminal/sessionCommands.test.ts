@@ -14,7 +14,7 @@ import { hasTmux } from './tmux.js';
 const open = useScenarios();
 
 describe.skipIf(!hasTmux())('session commands in tmux', () => {
-  test('/model, /permissions, /resume and Ctrl-L', { timeout: 120_000 }, async () => {
+  test('/model, /permissions, /resume and Ctrl-L', { timeout: 300_000 }, async () => {
     const script = (request: MessagesRequest): ScriptedResponse => {
       const prompt = lastUserText(request);
       if (prompt === 'make a file') {

@@ -34,7 +34,7 @@ Custom commands (.claude/commands, .rxagent/commands):
   /greet                    Greets someone`;
 
 describe.skipIf(!hasTmux())('slash commands in tmux', () => {
-  test('handled locally, Tab-completed; /compact, /clear and a custom command do what they say', { timeout: 120_000 }, async () => {
+  test('handled locally, Tab-completed; /compact, /clear and a custom command do what they say', { timeout: 300_000 }, async () => {
     const script = (request: MessagesRequest): ScriptedResponse | undefined => {
       if (systemOf(request).startsWith(COMPACT_SYSTEM_PROMPT)) return text('SUMMARY: the user greeted twice.');
       const prompt = lastUserText(request);

@@ -93,7 +93,7 @@ export function startTerminal(options: TmuxOptions): Terminal {
       tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', 'main');
     },
     resize: (width, height) => void tmux('resize-window', '-t', 'main', '-x', String(width), '-y', String(height)),
-    async waitFor(check, timeoutMs = 30_000) {
+    async waitFor(check, timeoutMs = 90_000) {
       const holds = (s: string) => (typeof check === 'string' ? s.includes(check) : check instanceof RegExp ? check.test(s) : check(s));
       const deadline = Date.now() + timeoutMs;
       let last = '';
@@ -105,7 +105,7 @@ export function startTerminal(options: TmuxOptions): Terminal {
       throw new Error(`the screen never showed ${String(check)}; it shows:\n${last}`);
     },
     exited,
-    async waitForExit(timeoutMs = 30_000) {
+    async waitForExit(timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         const state = exited();
