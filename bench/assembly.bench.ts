@@ -11,7 +11,7 @@ import { assembleBlocks } from '../operators/assembleBlocks.js';
 import type { AssistantMessage } from '../src/protocol/content.js';
 import type { ScriptedBlock, ScriptedMessage } from '../src/testing/script.js';
 import { encodeSSEStream, scriptedMessageToEvents } from '../src/testing/encodeScript.js';
-import { decodeSSE } from '../src/transport/decodeSSE.js';
+import { decodeSSE } from '../operators/decodeSSE.js';
 import type { BenchModule, Figures } from './figures.js';
 import { measureInterleaved, seededRandom } from './harness.js';
 

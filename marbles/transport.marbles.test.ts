@@ -1,7 +1,7 @@
 import { Observable, take } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ApiError, ConnectionError } from '../src/errors.js';
-import { decodeSSE } from '../src/transport/decodeSSE.js';
+import { decodeSSE } from '../operators/decodeSSE.js';
 import type { TransportOutput } from '../src/transport/types.js';
 import { withAnnouncedRetries } from '../src/transport/withAnnouncedRetries.js';
 import { messageStart, sseEvent } from '../test/transport/sseFixtures.js';

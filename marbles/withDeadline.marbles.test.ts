@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { asyncScheduler, defer, EMPTY, map, NEVER, Observable, take } from 'rxjs';
-import { withDeadline } from '../src/transport/withDeadline.js';
+import { withDeadline } from '../operators/withDeadline.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 
 const late = new Error('deadline');
-const deadline = <T>(ms: number, makeError: () => unknown = () => late) => withDeadline<T>(ms, makeError, asyncScheduler);
+const deadline = <T>(ms: number, makeError: () => unknown = () => late) => withDeadline<T>({ ms, error: makeError, scheduler: asyncScheduler });
 
 describe('withDeadline', () => {
   it('fails a source that keeps emitting past the deadline (the timer never restarts)', () => {

@@ -33,10 +33,10 @@ export type { AssemblyErrorType, RxAgentErrorKind, StreamProtocolErrorType } fro
 /* Transport */
 export { createMessagesClient } from './transport/createMessagesClient.js';
 export type { ClosableMessagesClient, MessagesClientOptions } from './transport/createMessagesClient.js';
-export { decodeSSE } from './transport/decodeSSE.js';
+export { decodeSSE } from '../operators/decodeSSE.js';
 export { withAnnouncedRetries } from './transport/withAnnouncedRetries.js';
 export type { AnnouncedRetryOptions } from './transport/withAnnouncedRetries.js';
-export type { DecodeSSEOptions } from './transport/decodeSSE.js';
+export type { DecodeSSEOptions } from '../operators/decodeSSE.js';
 export {
   backoffDelayMs,
   decideRetry,

@@ -41,6 +41,7 @@ import {
   concat,
   from,
 } from 'rxjs';
+import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { ConfigurationError } from '../errors.js';
 import { loopOf } from '../loop/agentLoop.js';
 import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
@@ -150,18 +151,6 @@ interface Totals {
   readonly turns: number;
   readonly usage: UsageTotals;
   readonly lastText: string | undefined;
-}
-
-function aborted$(signal: AbortSignal): Observable<void> {
-  return new Observable<void>((subscriber) => {
-    if (signal.aborted) {
-      subscriber.next();
-      return undefined;
-    }
-    const listener = () => subscriber.next();
-    signal.addEventListener('abort', listener, { once: true });
-    return () => signal.removeEventListener('abort', listener);
-  });
 }
 
 function toolHooksOnly(hooks: AgentLoopHooks | undefined): AgentLoopHooks | undefined {
@@ -315,7 +304,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
       // A launching call stopped before its result reached the model (max_tokens, interrupt,
       // abort) was reported to the model as stopped; cutting the child keeps that true (no late
       // notification of work the model believes stopped). The signal never aborts afterwards.
-      const callStopped$ = callSignal ? aborted$(callSignal) : EMPTY;
+      const callStopped$ = callSignal ? fromAbortSignal(callSignal) : EMPTY;
       running++;
       let settled = false;
       const settle = (ok: boolean, body: string): void => {
@@ -460,7 +449,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
           if (!wait) return closeWith(finalTerminal(event, next));
           inbox.unshift(...held.splice(0));
           const ready$ = undelivered.length > 0 || inbox.length > 0 ? of('ready' as const) : arrivals$.pipe(take(1), map(() => 'ready' as const));
-          return race(ready$, aborted$(controller.signal).pipe(map(() => 'aborted' as const))).pipe(
+          return race(ready$, fromAbortSignal(controller.signal).pipe(map(() => 'aborted' as const))).pipe(
             take(1),
             mergeMap((why) => {
               // A child cut by the same abort may have delivered first: the abort still wins.

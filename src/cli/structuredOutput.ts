@@ -87,7 +87,7 @@ export function createStructuredOutput(schemaText: string): StructuredOutput {
   return {
     tool,
     instructions: `When you have the final answer, call the ${STRUCTURED_OUTPUT_TOOL} tool with it (its input schema is the required format). That call is your final response.`,
-    wrapStop: (stop) => async (input) => {
+    wrapStop: (stop) => (input) => {
       if (state.status === 'pending' && !reminded) {
         reminded = true;
         return { block: `You have not given the final answer yet: call the ${STRUCTURED_OUTPUT_TOOL} tool with it now.` };

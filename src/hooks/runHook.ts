@@ -1,5 +1,6 @@
 /** Runs one hook (a command or an in-process callback) and interprets what it did. */
-import { lastValueFrom, Observable, timer } from 'rxjs';
+import { lastValueFrom, mergeMap, takeUntil, throwError, timer, type Observable } from 'rxjs';
+import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { accessFor } from '../sandbox/createSandbox.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 import { runProcessGroup } from '../tools/builtin/processGroup.js';
@@ -96,16 +97,8 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
 /** Errors when `signal` aborts, which unsubscribes (and so kills) the process group. */
 function abortable<T>(source$: Observable<T>, signal: AbortSignal | undefined): Observable<T> {
   if (!signal) return source$;
-  return new Observable<T>((subscriber) => {
-    const onAbort = () => subscriber.error(new Error('cancelled'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    const inner = source$.subscribe(subscriber);
-    return () => {
-      signal.removeEventListener('abort', onAbort);
-      inner.unsubscribe();
-    };
-  });
+  // takeUntil forwards its notifier's error: the abort becomes the 'cancelled' error.
+  return source$.pipe(takeUntil(fromAbortSignal(signal).pipe(mergeMap(() => throwError(() => new Error('cancelled'))))));
 }
 
 /** The outcome with every text the model will read cut like Bash output. */

@@ -1,9 +1,11 @@
 /** The state of the first iteration, and the setup step that turns a prompt into history. */
-import { catchError, defer, from, mergeMap, of, type Observable } from 'rxjs';
+import { catchError, defer, from, mergeMap, of, take, type Observable } from 'rxjs';
+import { fromMaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
 import type { MessageParam, TextBlock } from '../protocol/content.js';
 import { eventOf, terminalOf, type IterationOutput } from './events.js';
 import { ZERO_USAGE } from './pricing.js';
 import type { RunContext } from './runContext.js';
+import type { UserPromptSubmitDecision } from './seams.js';
 import { FRESH_TURN_COUNTERS } from './transitions.js';
 import type { LoopError, LoopState, TerminalReason } from './types.js';
 
@@ -55,11 +57,11 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
     }
     const message = promptMessage(prompt);
     const hook = ctx.options.hooks?.userPromptSubmit;
-    type Answer = Awaited<ReturnType<NonNullable<typeof hook>>> | undefined;
+    type Answer = UserPromptSubmitDecision | undefined;
     const answer$: Observable<Answer> = hook
       ? defer(() => {
           const answer = hook({ chainId: state.chainId, depth: state.depth, prompt: message, signal: ctx.signal });
-          return answer instanceof Promise ? from(answer) : of(answer);
+          return fromMaybeAsync(answer).pipe(take(1));
         })
       : of(undefined);
     return answer$.pipe(

@@ -3,7 +3,8 @@
  * injected dependencies, the abort bridge, the input queue and the pending transcript records.
  * Created inside `defer`, so every subscription gets its own (the loop stays cold).
  */
-import { Observable, queueScheduler, Subject, type SchedulerLike } from 'rxjs';
+import { filter, map, Observable, queueScheduler, Subject, type SchedulerLike } from 'rxjs';
+import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../errors.js';
 import type { TextBlock } from '../protocol/content.js';
@@ -115,17 +116,11 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
   if (options.signal?.aborted) abortWith('signal');
   else options.signal?.addEventListener('abort', onSignal, { once: true });
 
-  const abort$ = new Observable<AbortCause>((subscriber) => {
-    if (cause !== undefined) {
-      subscriber.next(cause);
-      return undefined;
-    }
-    const listener = () => {
-      if (cause !== undefined) subscriber.next(cause);
-    };
-    controller.signal.addEventListener('abort', listener);
-    return () => controller.signal.removeEventListener('abort', listener);
-  });
+  // Only an abort with a cause (the caller's signal) reaches the loop; teardown aborts silently.
+  const abort$ = fromAbortSignal(controller.signal).pipe(
+    filter(() => cause !== undefined),
+    map(() => cause as AbortCause),
+  );
 
   const lifecycleListeners = new Set<(e: { id: string; status: CommandStatus }) => void>();
   const lifecycle$ = new Observable<{ readonly id: string; readonly status: CommandStatus }>((subscriber) => {

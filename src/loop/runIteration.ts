@@ -3,6 +3,7 @@
  * model call with its tools interleaved (tools start while the response streams), then the
  * decision. Emits `IterationOutput`s; the last is either a `terminal` event or a `continue`.
  */
+import { fromMaybeAsync, type MaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
 import {
   concat,
   connect,
@@ -237,11 +238,11 @@ function iterate(ctx: RunContext, initial: LoopState, iterationTools: readonly T
     };
 
     // ---- hooks -------------------------------------------------------------------------------
-    const runHook = (call: () => HookDecision | Promise<HookDecision>): Observable<HookDecision> =>
+    const runHook = (call: () => MaybeAsync<HookDecision>): Observable<HookDecision> =>
       defer(() => {
         const answer = call();
         // A synchronous answer stays synchronous (virtual time in marble tests).
-        return answer instanceof Promise ? from(answer) : of(answer);
+        return fromMaybeAsync(answer);
       }).pipe(
         take(1),
         catchError((error: unknown) =>

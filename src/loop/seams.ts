@@ -9,6 +9,7 @@
  * - Hooks (src/hooks/ implements them from settings files): plain async functions.
  */
 import { of, type Observable } from 'rxjs';
+import type { MaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
 import type { AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock, Usage } from '../protocol/content.js';
 import type { CompactTrigger, QueryTracking, UserMessageReason } from './types.js';
 
@@ -133,8 +134,11 @@ export interface StopHookInput extends QueryTracking {
   readonly stopHookActive: boolean;
   readonly signal: AbortSignal;
 }
-/** May answer synchronously (keeps marble tests in virtual time) or with a Promise. */
-export type StopHook = (input: StopHookInput) => HookDecision | Promise<HookDecision>;
+/**
+ * May answer synchronously, with a Promise, or with an Observable (its first value): a `cold()`
+ * answer draws the hook's timing in a marble spec.
+ */
+export type StopHook = (input: StopHookInput) => MaybeAsync<HookDecision>;
 
 /** What a PostToolBatch hook sees once every call of a response has its result. */
 export interface PostToolBatchHookInput extends QueryTracking {
@@ -144,7 +148,7 @@ export interface PostToolBatchHookInput extends QueryTracking {
   readonly signal: AbortSignal;
 }
 /** Runs after each tool batch; `block` or `preventContinuation` ends the loop `hook_stopped` before the next call. */
-export type PostToolBatchHook = (input: PostToolBatchHookInput) => HookDecision | Promise<HookDecision>;
+export type PostToolBatchHook = (input: PostToolBatchHookInput) => MaybeAsync<HookDecision>;
 
 /** What a UserPromptSubmit hook sees before a new prompt enters the history. */
 export interface UserPromptSubmitHookInput extends QueryTracking {
@@ -152,11 +156,9 @@ export interface UserPromptSubmitHookInput extends QueryTracking {
   readonly signal: AbortSignal;
 }
 /** `block` rejects the prompt (terminal `hook_stopped`); `additionalContext` is added as a hidden message. */
-export type UserPromptSubmitHook = (
-  input: UserPromptSubmitHookInput,
-) =>
-  | (HookDecision & { readonly additionalContext?: string })
-  | Promise<HookDecision & { readonly additionalContext?: string }>;
+export type UserPromptSubmitHook = (input: UserPromptSubmitHookInput) => MaybeAsync<UserPromptSubmitDecision>;
+/** A UserPromptSubmit hook's answer: a `HookDecision` plus context to add to the prompt. */
+export type UserPromptSubmitDecision = HookDecision & { readonly additionalContext?: string };
 
 /** The loop-level hooks, each optional (the tool-level ones are `ToolHooks`). */
 export interface LoopHooks {

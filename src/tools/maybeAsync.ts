@@ -6,16 +6,9 @@
  * synchronous hooks and tools would never run inside RxJS virtual time (marble tests), and
  * every call would pay several microtask hops. Here a fully synchronous call stays synchronous.
  */
+import { isPromiseLike } from '../../operators/internal/fromMaybeAsync.js';
 
 export type MaybePromise<T> = T | PromiseLike<T>;
-
-export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
 
 /** Inside a `drive`n generator: `const x = yield* settle(maybePromise)`. */
 export function* settle<T>(value: MaybePromise<T>): Generator<MaybePromise<T>, T, unknown> {

@@ -14,7 +14,7 @@
 import { asyncScheduler, Observable, timer, type SchedulerLike, type Subscription } from 'rxjs';
 import { isInvalidToolUse, type InvalidToolUseBlock } from '../assembly/types.js';
 import type { ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
-import { callToObservable } from './callToObservable.js';
+import { fromMaybeAsync, type MaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
 import { classifyCall, type ClassifiedCall } from './classifyCall.js';
 import {
   abortedBeforeStartText,
@@ -367,7 +367,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
       let last: ToolOutcome<unknown> | undefined;
       let items;
       try {
-        items = callToObservable(tool.call(input, ctx));
+        items = fromMaybeAsync(tool.call(input, ctx) as MaybeAsync<unknown>);
       } catch (error) {
         fail('call', toolThrewText(name, error));
         return;

@@ -32,8 +32,8 @@ import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type Sc
 import { Agent } from 'undici';
 import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
-import { decodeSSE } from './decodeSSE.js';
-import { withDeadline } from './withDeadline.js';
+import { decodeSSE } from '../../operators/decodeSSE.js';
+import { withDeadline } from '../../operators/withDeadline.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
 import { DEFAULT_MAX_RETRIES, type BackoffOptions } from './retryPolicy.js';
 import { withAnnouncedRetries } from './withAnnouncedRetries.js';
@@ -142,7 +142,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
     // Pings keep the idle timer happy forever; the deadline does not restart.
     const watched$ =
       requestTimeoutMs > 0 && Number.isFinite(requestTimeoutMs)
-        ? idleWatched$.pipe(withDeadline(requestTimeoutMs, () => new RequestTimeout(requestTimeoutMs), idleScheduler))
+        ? idleWatched$.pipe(withDeadline({ ms: requestTimeoutMs, error: () => new RequestTimeout(requestTimeoutMs), scheduler: idleScheduler }))
         : idleWatched$;
     return defer(() => {
       let stopped = false;

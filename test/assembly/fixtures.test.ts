@@ -9,7 +9,7 @@ import { from, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import type { AssemblyOutput } from '../../src/assembly/types.js';
-import { decodeSSE } from '../../src/transport/decodeSSE.js';
+import { decodeSSE } from '../../operators/decodeSSE.js';
 
 const FIXTURES = [
   'text-thinking-tools',

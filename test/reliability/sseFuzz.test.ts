@@ -16,7 +16,7 @@ import { RxAgentError, StreamProtocolError } from '../../src/errors.js';
 import type { AssistantMessage } from '../../src/protocol/content.js';
 import { encodeSSE, scriptedMessageToEvents } from '../../src/testing/encodeScript.js';
 import type { ScriptedBlock, ScriptedMessage } from '../../src/testing/script.js';
-import { decodeSSE } from '../../src/transport/decodeSSE.js';
+import { decodeSSE } from '../../operators/decodeSSE.js';
 import { fcParams } from './fcConfig.js';
 
 interface Outcome {

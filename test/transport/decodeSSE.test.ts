@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { from, Observable, of, take, throwError, concat, NEVER, defer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ApiError, ConnectionError, StreamProtocolError } from '../../src/errors.js';
-import { decodeSSE } from '../../src/transport/decodeSSE.js';
+import { decodeSSE } from '../../operators/decodeSSE.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 import { goldenBytes, goldenEvents, goldenText, messageStart, sseEvent } from './sseFixtures.js';
 

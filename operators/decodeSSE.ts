@@ -1,8 +1,8 @@
 /** `decodeSSE()`: an SSE body in, validated stream events out (the RxJS shell over `createStreamEventDecoder`). */
 import { concat, defer, throwError, type ObservableInput, type OperatorFunction } from 'rxjs';
 import { concatMap } from 'rxjs/operators';
-import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from './streamEventDecoder.js';
-import type { TransportOutput } from './types.js';
+import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from '../src/transport/streamEventDecoder.js';
+import type { TransportOutput } from '../src/transport/types.js';
 
 /** Options of {@link decodeSSE}: the parser's buffer cap and the cap on the whole body. */
 export type DecodeSSEOptions = StreamEventDecoderOptions;
@@ -30,7 +30,7 @@ export type DecodeSSEOptions = StreamEventDecoderOptions;
  * ## Example
  * ```ts
  * import { from } from 'rxjs';
- * import { decodeSSE } from 'rxagent';
+ * import { decodeSSE } from 'rxagent/operators';
  *
  * from(['event: message_start\ndata: {"type":"message_start", ...}\n\n', ...]).pipe(decodeSSE())
  *   .subscribe((event) => console.log(event.type));
