@@ -3,7 +3,7 @@
  * response feeds both the output and the tool scheduler, so tool events reach the consumer in
  * the frames they happen in, between the model's own events, while the response still streams.
  */
-import { catchError, concat, connect, defer, EMPTY, merge, throwError, type OperatorFunction } from 'rxjs';
+import { catchError, concat, defer, EMPTY, ignoreElements, merge, Subject, tap, throwError, type OperatorFunction } from 'rxjs';
 
 /**
  * Runs `tools` beside the response it reads and merges their outputs in their frames.
@@ -24,7 +24,7 @@ import { catchError, concat, connect, defer, EMPTY, merge, throwError, type Oper
  * ```
  *
  * Within a frame the source's value comes first, then what the scheduler made of it (the
- * scheduler subscribes second). The source is subscribed once (`connect`), whatever `tools`
+ * scheduler subscribes second). The source is subscribed once, whatever `tools`
  * does with it. If `tools` errors by itself (not by passing the source's error on), that error
  * is emitted at once.
  *
@@ -45,22 +45,28 @@ import { catchError, concat, connect, defer, EMPTY, merge, throwError, type Oper
 export function interleaveTools<A, T>(tools: OperatorFunction<A, T>): OperatorFunction<A, A | T> {
   return (source$) =>
     defer(() => {
-      // Per subscription (cold): the source's error, held until the scheduler has drained.
+      // Per subscription (cold): the response fanned out, and its error held until the drain.
+      const response$ = new Subject<A>();
       let failure: { readonly error: unknown } | undefined;
       return concat(
-        source$.pipe(
-          connect((shared$) =>
-            merge(
-              shared$.pipe(
-                catchError((error: unknown) => {
-                  failure = { error };
-                  return EMPTY;
-                }),
-              ),
-              // The model branch subscribed first, so a source error is recorded before the
-              // scheduler sees it: the scheduler's re-emission of it is swallowed here.
-              shared$.pipe(tools, catchError((error: unknown) => (failure ? EMPTY : throwError(() => error)))),
-            ),
+        merge(
+          response$.pipe(
+            catchError((error: unknown) => {
+              failure = { error };
+              return EMPTY;
+            }),
+          ),
+          // The pass-through branch subscribed first, so a source error is recorded before the
+          // scheduler sees it: the scheduler's re-emission of it is swallowed here.
+          response$.pipe(tools, catchError((error: unknown) => (failure ? EMPTY : throwError(() => error)))),
+          // The one subscription to the source, last (both readers listen by then). Not
+          // `connect`: it subscribes the source with a Subject as its observer, which a
+          // synchronous source never sees closed; this subscriber is chained to the consumer.
+          // (Not `tap(response$)`: tap would call the Subject's own `subscribe`/`unsubscribe`.)
+          source$.pipe(
+            tap({ next: (v) => response$.next(v), error: (e: unknown) => response$.error(e), complete: () => response$.complete() }),
+            ignoreElements(),
+            catchError(() => EMPTY),
           ),
         ),
         defer(() => (failure ? throwError(() => failure!.error) : EMPTY)),
