@@ -14,7 +14,7 @@ import { ApiError } from '../../src/errors.js';
 import type { AssistantMessage } from '../../src/protocol/content.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { createMessagesClient } from '../../src/transport/createMessagesClient.js';
-import { decodeSSE } from '../../src/transport/decodeSSE.js';
+import { decodeSSE } from '../../operators/decodeSSE.js';
 import {
   blockFacts,
   CORPUS_ABSENT_REASON,

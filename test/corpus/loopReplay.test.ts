@@ -10,7 +10,7 @@ import { from } from 'rxjs';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import type { AssemblyOutput } from '../../src/assembly/types.js';
 import type { AssistantContentBlock, MessageParam } from '../../src/protocol/content.js';
-import { decodeSSE } from '../../src/transport/decodeSSE.js';
+import { decodeSSE } from '../../operators/decodeSSE.js';
 import { runOverHttp } from '../loop/helpers.js';
 import { CORPUS_ABSENT_REASON, CORPUS_PRESENT, cutAtRandom, readCorpusFile, seededRandom, streamEntries } from './corpus.js';
 
