@@ -165,7 +165,8 @@ describe.concurrent('SPEC §13 through the built command', () => {
       [],
       box,
       {},
-      (stdout) => void (stdout.includes('"tool_use_id":"toolu_early"') && resultPrinted.open()),
+      // The user line with the result, not any line naming the call (progress lines do too).
+      (stdout) => void (stdout.split('\n').some((l) => l.includes('"type":"user"') && l.includes('"tool_use_id":"toolu_early"')) && resultPrinted.open()),
     );
     expect(run.code).toBe(0);
     expect(resultPrinted.isOpen()).toBe(true);
