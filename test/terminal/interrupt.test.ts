@@ -29,14 +29,14 @@ Taking a nap.
 (interrupted by Esc; Ctrl-C again to exit)
   x Bash interrupted after <t>
 Interrupted.
--- 1 turn · 1,883 in / 49 out tokens · $0.0064 · <t> · aborted_tools
+-- 1 turn · <n> in / <n> out tokens · $<cost> · <t> · aborted_tools
 ❯ are you there?
 Still here.
--- 1 turn · 2,016 in / 3 out tokens · $0.0061 · <t> · completed
+-- 1 turn · <n> in / <n> out tokens · $<cost> · <t> · completed
 ───
 ❯
 ───
-  claude-sonnet-4-5 · bypassPermissions mode · context 1% · $0.0125`;
+  claude-sonnet-4-5 · bypassPermissions mode · context 1% · $<cost>`;
 
 describe.skipIf(!hasTmux())('interrupting in tmux', () => {
   test('Esc interrupts the running tool: one finish line, no stale live line; a resize redraws the live line once', { timeout: 300_000 }, async () => {
@@ -56,7 +56,7 @@ describe.skipIf(!hasTmux())('interrupting in tmux', () => {
     term.keys('Escape');
     await term.waitFor(/-- 1 turn .* aborted_tools/);
     term.submit('are you there?');
-    const screen = await term.waitFor(/Still here\.\n-- 1 turn[\s\S]*\$0\.0125$/);
+    const screen = await term.waitFor(/Still here\.\n-- 1 turn[\s\S]*· \$0\.\d{4}$/);
     expect(screen.match(/interrupted after/g)).toHaveLength(1);
     expect(screen).not.toMatch(/ok Bash|… Bash/);
     expect(normalize(screen, scenario.box.cwd)).toBe(INTERRUPTED_FIXTURE);

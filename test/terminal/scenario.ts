@@ -86,5 +86,8 @@ export function normalize(screen: string, cwd: string): string {
     .join('<cwd>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<session>')
     .replace(/\b\d+(\.\d+)?(ms|s)\b/g, '<t>')
+    // Token counts and costs follow the size of the request (system prompt, tool schemas).
+    .replace(/\d[\d,]* in \/ \d[\d,]* out tokens · \$\d+\.\d{4}/g, '<n> in / <n> out tokens · $<cost>')
+    .replace(/· \$\d+\.\d{4}$/gm, '· $<cost>')
     .replace(/─+/g, '───');
 }
