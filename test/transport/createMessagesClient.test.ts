@@ -253,11 +253,13 @@ describe('createMessagesClient against the scripted server', () => {
   });
 
   it('fails with StreamIdleTimeout when every attempt stalls', async () => {
-    const { client, server } = await setup([{ kind: 'stall' }, { kind: 'stall' }], { idleTimeoutMs: 80, maxRetries: 1 });
+    // 1 s, not 80 ms: the idle clock starts with the attempt, and on a loaded machine 80 ms could
+    // pass before the server even read the second request (it then never recorded it).
+    const { client, server } = await setup([{ kind: 'stall' }, { kind: 'stall' }], { idleTimeoutMs: 1000, maxRetries: 1 });
     const { outputs, error } = await run(client.stream(request));
     expect(retries(outputs)).toHaveLength(1);
     expect(error).toBeInstanceOf(StreamIdleTimeout);
-    expect(error).toMatchObject({ idleTimeoutMs: 80 });
+    expect(error).toMatchObject({ idleTimeoutMs: 1000 });
     expect(server.requests).toHaveLength(2);
   });
 
