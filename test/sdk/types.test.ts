@@ -24,7 +24,12 @@ afterAll(removeSandboxes);
 /** rxagent's own line kinds: not SDK types (the SDK passes them through untyped). */
 const OWN_KINDS = new Set(['system/tombstone', 'system/warning']);
 /** rxagent's additions to SDK-typed lines. */
-const OWN_FIELDS: Readonly<Record<string, readonly string[]>> = { 'system/api_retry': ['discard_partial'] };
+const OWN_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  'system/api_retry': ['discard_partial'],
+  // The OS sandbox status (issue 15: said once at start, in the init line too); extra fields of a
+  // parsed line are harmless to an SDK consumer, only an object literal's excess-property check sees them.
+  'system/init': ['sandbox'],
+};
 
 const kindOf = (line: Line) => (line.type === 'system' ? `system/${String(line['subtype'])}` : line.type);
 
