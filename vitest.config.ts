@@ -14,6 +14,7 @@ export default defineConfig({
     exclude: terminalScenarios ? [] : ['test/terminal/**', '**/node_modules/**'],
     // Bounds on a hang, not on speed: a 2-core machine shared with other heavy work can take
     // many seconds for one CLI run, and a test must not fail because the machine is busy.
+    setupFiles: ['test/setup/fastCheckSeed.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },

@@ -105,7 +105,7 @@ describe('parser word splitting agrees with bash', () => {
     expect(bashWords([text])[0]).toEqual(expected);
   });
 
-  test.each(['$IFS', 'rm${IFS}x', '{a,b}', '*', '~', 'a=~/x', "$'\\x2d'"])('%s is marked as expanding', (text) => {
+  test.each(['$IFS', 'rm${IFS}x', '{a,b}', '*', '~', 'a=~/x', "$'\\x2d'", '$\\\nHOME', '"$\\\n(id)"', '$\\\n""', 'a$\\\n{x}'])('%s is marked as expanding', (text) => {
     const parsed = parseShell(`echo ${text}`);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;

@@ -230,21 +230,38 @@ export function wordOf(sh: ShSyntax, word: ShNode): ShellWord {
         }
         if (value !== undefined) value += c;
       }
+      if (endsWithBareDollar(raw) && partIndex < parts.length - 1) value = undefined;
     } else if (type === 'SglQuoted' && part['Dollar'] !== true) {
       if (value !== undefined) value += part['Value'] as string;
     } else if (type === 'DblQuoted' && part['Dollar'] !== true) {
-      for (const inner of part['Parts'] as ShNode[]) {
+      const inners = part['Parts'] as ShNode[];
+      inners.forEach((inner, innerIndex) => {
         if (sh.NodeType(inner) !== 'Lit') {
           value = undefined;
-          continue;
+          return;
         }
-        if (value !== undefined) value += unescapeDoubleQuoted(inner['Value'] as string);
-      }
+        const raw = inner['Value'] as string;
+        if (endsWithBareDollar(raw) && innerIndex < inners.length - 1) value = undefined;
+        if (value !== undefined) value += unescapeDoubleQuoted(raw);
+      });
     } else {
       value = undefined;
     }
   });
   return { value, glob, brace, tilde };
+}
+
+/**
+ * A literal that ends in an unescaped `$` and is followed by more of the same word. mvdan-sh
+ * splits `$\<newline>HOME` (and `"$\<newline>(id)"`) into the literals `$` and `HOME`, while
+ * bash removes the line continuation first and expands `$HOME`; the parser's split is the only
+ * sign of it, so such a word is treated as expanding rather than as the text `$HOME`.
+ */
+function endsWithBareDollar(raw: string): boolean {
+  if (!raw.endsWith('$')) return false;
+  let backslashes = 0;
+  for (let i = raw.length - 2; i >= 0 && raw[i] === '\\'; i--) backslashes++;
+  return backslashes % 2 === 0;
 }
 
 /** Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline (which it removes). */
