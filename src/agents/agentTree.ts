@@ -46,7 +46,8 @@ import { ConfigurationError } from '../errors.js';
 import { loopOf } from '../loop/agentLoop.js';
 import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
 import { addUsage, createCostBudget, ZERO_USAGE } from '../loop/pricing.js';
-import { createRunContext, type QueuedCommand, type RunContext } from '../loop/runContext.js';
+import { createRunContext, type RunContext } from '../loop/runContext.js';
+import type { QueuedCommand } from '../loop/runInput.js';
 import type { TranscriptSink } from '../loop/seams.js';
 import type { CommandStatus, LoopEvent, QueryTracking, TerminalEvent, UsageTotals } from '../loop/types.js';
 import type { MessageParam } from '../protocol/content.js';
@@ -212,10 +213,10 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
     if (closed) return false;
     unabsorbed.set(command.id, command);
     const ctx = current;
-    if (ctx && !ctx.inputClosed) {
-      ctx.queue.push(command);
-      ctx.reportLifecycle(command.id, 'queued');
-      if (command.interrupt && ctx.interruptible) ctx.interrupt$.next();
+    if (ctx && !ctx.input.inputClosed) {
+      ctx.input.queue.push(command);
+      ctx.input.reportLifecycle(command.id, 'queued');
+      if (command.interrupt && ctx.input.interruptible) ctx.input.interrupt$.next();
       return true;
     }
     inbox.push(command);
@@ -228,7 +229,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
     const notice: Notice = { id: `${chainId}:notification-${++noticeCount}`, text };
     undelivered.push(notice);
     noticeIds.add(notice.id);
-    current?.queue.push({ id: notice.id, content: [{ type: 'text', text }], interrupt: false });
+    current?.input.queue.push({ id: notice.id, content: [{ type: 'text', text }], interrupt: false });
     arrivals$.next();
   };
 
@@ -403,15 +404,15 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
       // The first phase absorbs early submissions like `createAgentRun` does (after the first
       // batch); a later phase carries its submissions in its prompt, already started.
       const early = first ? inbox.splice(0) : [];
-      ctx.queue.push(...early);
+      ctx.input.queue.push(...early);
       const commands = start.commands ?? [];
       for (const c of commands) {
         unabsorbed.delete(c.id);
-        ctx.started.push({ id: c.id, seen: false });
+        ctx.input.started.push({ id: c.id, seen: false });
       }
       const lifecycle$ = concat(
         from([...early.map((c) => lifecycleOf(c.id, 'queued')), ...commands.map((c) => lifecycleOf(c.id, 'started'))]),
-        ctx.lifecycle$.pipe(map(({ id, status }) => lifecycleOf(id, status))),
+        ctx.input.lifecycle$.pipe(map(({ id, status }) => lifecycleOf(id, status))),
       );
       return loopOf(ctx, lifecycle$).pipe(
         mergeMap((event): Observable<LoopEvent> => {

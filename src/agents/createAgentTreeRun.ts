@@ -21,7 +21,7 @@
  */
 import { defer, finalize } from 'rxjs';
 import { toBlocks, type AgentRun } from '../loop/createAgentRun.js';
-import type { QueuedCommand } from '../loop/runContext.js';
+import type { QueuedCommand } from '../loop/runInput.js';
 import { rootTree, type AgentTreeOptions } from './agentTree.js';
 
 /** Runs an agent tree whose root takes user input while it runs; subscribe to `events$` once. */

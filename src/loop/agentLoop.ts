@@ -1,29 +1,15 @@
 /**
  * `agentLoop(options)`: the library's main entry point, a cold `Observable<LoopEvent>`.
- * This file holds only the `expand` composition; one iteration is `runIteration`, its
- * decisions are the pure `decide*` functions, and every continue builds a new State in
- * `transitions.ts`.
+ * This file holds only the `expand` composition; one iteration is `iteration`, its decisions
+ * are the pure `decide*` functions, and every continue builds a new State in `transitions.ts`.
  */
-import {
-  defer,
-  EMPTY,
-  expand,
-  filter,
-  finalize,
-  map,
-  merge,
-  Observable,
-  Subject,
-  subscribeOn,
-  takeUntil,
-  type MonoTypeOperatorFunction,
-} from 'rxjs';
+import { defer, EMPTY, expand, filter, finalize, ignoreElements, merge, Subject, subscribeOn, takeUntil, tap, type Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import { withMcpServers } from '../mcp/withMcpServers.js';
-import type { IterationOutput } from './events.js';
+import { isContinue, type Continue, type IterationOutput } from './events.js';
 import { setup } from './initialState.js';
-import { createRunContext, type RunContext } from './runContext.js';
-import { runIteration } from './runIteration.js';
+import { iteration } from './iteration.js';
 import type { AgentLoopOptions } from './options.js';
+import { createRunContext, type RunContext } from './runContext.js';
 import { isControlledTerminal, type LoopEvent } from './types.js';
 
 /**
@@ -38,11 +24,13 @@ import { isControlledTerminal, type LoopEvent } from './types.js';
  * output:       -i-m-m-a-t-r-T-i-m-a-(X|)   X terminal
  * ```
  *
- * Each iteration ends with a `continue` item (not emitted) or the terminal. `expand` runs at
- * its default concurrency so the next iteration subscribes in the very frame the previous one
- * decided to go on (a concurrency limit would hold back streamed events until the inner ends);
- * each iteration is trampolined through `subscribeOn(queueScheduler)` so synchronous fake
- * models can run any number of iterations without growing the stack.
+ * Each iteration ends with a `continue` item (not emitted) or the terminal. Only the `continue`
+ * items go through `expand`: events leave each iteration straight for the output, so an event
+ * costs no inner subscription (expand subscribes to whatever its projection returns, for every
+ * item it sees). `expand` runs at its default concurrency so the next iteration subscribes in
+ * the very frame the previous one decided to go on; each iteration is trampolined through
+ * `subscribeOn` on a private queue, so synchronous fake models can run any number of iterations
+ * without growing the stack.
  *
  * Aborting `options.signal` still ends with a terminal (`aborted_streaming` / `aborted_tools`);
  * a plain unsubscribe tears everything down and emits nothing more.
@@ -62,50 +50,60 @@ export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
 
 /** The composition itself, over a prepared context (shared with `createAgentRun`). */
 export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): Observable<LoopEvent> {
-  const done$ = new Subject<void>();
-  const loop$ = setup(ctx).pipe(
-    expand((out: IterationOutput) =>
-      out.kind === 'continue' ? runIteration(ctx, out.state).pipe(subscribeOn(ctx.scheduler)) : EMPTY,
-    ),
-    filter((out): out is Extract<IterationOutput, { kind: 'event' }> => out.kind === 'event'),
-    map((out) => out.event),
-    settleInputAtTerminal(ctx),
-    finalize(() => done$.next()),
-  );
-  return merge(
-    // Events produced outside the iterations (e.g. a submission was queued) stop with the loop.
-    extra$.pipe(takeUntil(done$)),
-    loop$,
-  ).pipe(finalize(() => ctx.dispose()));
+  return defer(() => {
+    const events$ = new Subject<LoopEvent>();
+    const done$ = new Subject<void>();
+    // Events go to `events$` in their frame; only the continues go on to `expand`.
+    const route = (out: IterationOutput): out is Continue => {
+      if (isContinue(out)) return true;
+      events$.next(out);
+      return false;
+    };
+    const continues = (out$: Observable<IterationOutput>): Observable<Continue> => out$.pipe(filter(route));
+    const driver$ = continues(setup(ctx)).pipe(
+      expand((next) => continues(iteration(ctx, next).pipe(subscribeOn(ctx.scheduler)))),
+      ignoreElements(),
+      tap({ complete: () => events$.complete(), error: (error: unknown) => events$.error(error) }),
+    );
+    const loop$ = merge(events$, driver$).pipe(settleInputAtTerminal(ctx), finalize(() => done$.next()));
+    return merge(
+      // Events produced outside the iterations (e.g. a submission was queued) stop with the loop.
+      extra$.pipe(takeUntil(done$)),
+      loop$,
+    ).pipe(finalize(() => ctx.dispose()));
+  });
 }
 
 /**
  * Right before the terminal: closes the input and reports how every submission ended (absorbed
  * ones `completed`/`cancelled` by the kind of ending, still-queued ones `discarded`). Doing it
- * here, synchronously with the delivery of the terminal, leaves no window (a transcript flush,
+ * here, synchronously with the delivery of the terminal, leaves no window (a transcript write,
  * the events before the terminal) in which a submission is accepted but never answered, and no
  * `queued` event can follow the terminal.
  */
 function settleInputAtTerminal(ctx: RunContext): MonoTypeOperatorFunction<LoopEvent> {
-  return (source) =>
-    new Observable<LoopEvent>((subscriber) =>
-      source.subscribe({
-        next(event) {
-          if (event.type === 'terminal') {
-            ctx.inputClosed = true;
-            const tracking = { chainId: event.chainId, depth: event.depth };
-            const ok = isControlledTerminal(event.reason);
-            for (const { id, seen } of ctx.started.splice(0)) {
-              subscriber.next({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: seen, ...tracking });
-            }
-            for (const command of ctx.queue.splice(0)) {
-              subscriber.next({ type: 'command_lifecycle', id: command.id, status: 'discarded', ...tracking });
-            }
-          }
-          subscriber.next(event);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      }),
-    );
+  return (source$) =>
+    defer(() => {
+      const settled$ = new Subject<LoopEvent>();
+      const input = ctx.input;
+      return merge(
+        settled$,
+        source$.pipe(
+          tap({
+            next: (event) => {
+              if (event.type !== 'terminal') return;
+              input.inputClosed = true;
+              const tracking = { chainId: event.chainId, depth: event.depth };
+              const ok = isControlledTerminal(event.reason);
+              for (const { id, seen } of input.started.splice(0)) {
+                settled$.next({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: seen, ...tracking });
+              }
+              for (const command of input.queue.splice(0)) settled$.next({ type: 'command_lifecycle', id: command.id, status: 'discarded', ...tracking });
+            },
+            complete: () => settled$.complete(),
+            error: (error: unknown) => settled$.error(error),
+          }),
+        ),
+      );
+    });
 }

@@ -16,7 +16,8 @@
 import { concat, defer, finalize, from, map, type Observable } from 'rxjs';
 import type { MessageParam, TextBlock } from '../protocol/content.js';
 import { loopOf } from './agentLoop.js';
-import { createRunContext, type QueuedCommand, type RunContext } from './runContext.js';
+import { createRunContext, type RunContext } from './runContext.js';
+import type { QueuedCommand } from './runInput.js';
 import type { AgentLoopOptions } from './options.js';
 import type { CommandStatus, LoopEvent } from './types.js';
 
@@ -49,7 +50,7 @@ export function toBlocks(input: string | MessageParam): TextBlock[] {
 }
 
 function lifecycleEvent(ctx: RunContext, id: string, status: CommandStatus): LoopEvent {
-  return { type: 'command_lifecycle', id, status, chainId: ctx.chainId, depth: ctx.depth };
+  return { type: 'command_lifecycle', id, status, chainId: ctx.chainId, depth: ctx.input.tracking.depth };
 }
 
 /**
@@ -66,10 +67,10 @@ export function createAgentRun(options: AgentLoopOptions): AgentRun {
     const ctx = createRunContext(options);
     active = ctx;
     const waiting = early.splice(0);
-    ctx.queue.push(...waiting);
+    ctx.input.queue.push(...waiting);
     const lifecycle$ = concat(
       from(waiting.map((c) => lifecycleEvent(ctx, c.id, 'queued'))),
-      ctx.lifecycle$.pipe(map(({ id, status }) => lifecycleEvent(ctx, id, status))),
+      ctx.input.lifecycle$.pipe(map(({ id, status }) => lifecycleEvent(ctx, id, status))),
     );
     return loopOf(ctx, lifecycle$).pipe(
       finalize(() => {
@@ -84,16 +85,16 @@ export function createAgentRun(options: AgentLoopOptions): AgentRun {
     submit(input, submitOptions = {}) {
       const id = submitOptions.id ?? `cmd-${++counter}`;
       // Once the terminal is being delivered the queue is settled: nothing more is accepted.
-      if (ended || active?.inputClosed) return { id, accepted: false };
+      if (ended || active?.input.inputClosed) return { id, accepted: false };
       const command: QueuedCommand = { id, content: toBlocks(input), interrupt: submitOptions.interrupt ?? false };
       const ctx = active;
       if (!ctx) {
         early.push(command);
         return { id, accepted: true };
       }
-      ctx.queue.push(command);
-      ctx.reportLifecycle(id, 'queued');
-      if (command.interrupt && ctx.interruptible) ctx.interrupt$.next();
+      ctx.input.queue.push(command);
+      ctx.input.reportLifecycle(id, 'queued');
+      if (command.interrupt && ctx.input.interruptible) ctx.input.interrupt$.next();
       return { id, accepted: true };
     },
   };

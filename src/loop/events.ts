@@ -1,17 +1,75 @@
-/** Builders for loop events and the items an iteration emits into `expand`. */
-import type { MessageParam, ToolUseBlock } from '../protocol/content.js';
-import type { LoopError, LoopEvent, LoopState, QueryTracking, TerminalReason } from './types.js';
+/**
+ * Builders for loop events and the items an iteration hands to `expand`.
+ *
+ * Every event is built as one object literal with its tracking fields last, so each event type
+ * has one fixed shape (V8 keeps the sites that read them monomorphic), and the hot ones
+ * (`model`, tool events) are built without spreading a body into a second object.
+ */
+import type { AssemblyEvent } from '../assembly/types.js';
+import type { AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
+import type { DebugEvent } from '../transport/types.js';
+import type { TranscriptRecord } from './seams.js';
+import type { LoopError, LoopEvent, LoopEventOf, LoopState, QueryTracking, TerminalReason } from './types.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type LoopEventBody = DistributiveOmit<LoopEvent, keyof QueryTracking>;
 
-/** What one iteration emits: events for the consumer, and at most one `continue` (its last item). */
-export type IterationOutput =
-  | { readonly kind: 'event'; readonly event: LoopEvent }
-  | { readonly kind: 'continue'; readonly state: LoopState };
+/**
+ * The one item of an iteration that is not an event: go on with `state`. `records` are the
+ * transcript records not yet written; the next iteration writes them before its request.
+ */
+export interface Continue {
+  readonly type: 'continue';
+  readonly state: LoopState;
+  readonly records: readonly TranscriptRecord[];
+}
 
-export function eventOf(tracking: QueryTracking, body: LoopEventBody): IterationOutput {
-  return { kind: 'event', event: { ...body, chainId: tracking.chainId, depth: tracking.depth } as LoopEvent };
+/** What one iteration emits: events for the consumer, and at most one `Continue` (its last item). */
+export type IterationOutput = LoopEvent | Continue;
+
+export function continueWith(state: LoopState, records: readonly TranscriptRecord[] = []): Continue {
+  return { type: 'continue', state, records };
+}
+
+export function isContinue(out: IterationOutput): out is Continue {
+  return out.type === 'continue';
+}
+
+/** For the rare events: the body plus the tracking fields. */
+export function eventOf(tracking: QueryTracking, body: LoopEventBody): LoopEvent {
+  return { ...body, chainId: tracking.chainId, depth: tracking.depth } as LoopEvent;
+}
+
+export function modelEvent(t: QueryTracking, event: AssemblyEvent | DebugEvent): LoopEventOf<'model'> {
+  return { type: 'model', event, chainId: t.chainId, depth: t.depth };
+}
+
+export function toolStartEvent(t: QueryTracking, toolUseId: string, name: string, input: unknown): LoopEventOf<'tool_start'> {
+  return { type: 'tool_start', toolUseId, name, input, chainId: t.chainId, depth: t.depth };
+}
+
+export function toolProgressEvent(t: QueryTracking, toolUseId: string, name: string, data: unknown): LoopEventOf<'tool_progress'> {
+  return { type: 'tool_progress', toolUseId, name, data, chainId: t.chainId, depth: t.depth };
+}
+
+export function toolResultEvent(
+  t: QueryTracking,
+  toolUseId: string,
+  name: string,
+  result: ToolResultBlock,
+  durationMs: number,
+): LoopEventOf<'tool_result'> {
+  return { type: 'tool_result', toolUseId, name, result, durationMs, chainId: t.chainId, depth: t.depth };
+}
+
+export function assistantMessageEvent(t: QueryTracking, message: AssistantMessage, uuid: string): LoopEventOf<'assistant_message'> {
+  return { type: 'assistant_message', message, uuid, chainId: t.chainId, depth: t.depth };
+}
+
+export function warningEvent(t: QueryTracking, message: string, code?: string): LoopEventOf<'warning'> {
+  return code === undefined
+    ? { type: 'warning', message, chainId: t.chainId, depth: t.depth }
+    : { type: 'warning', message, code, chainId: t.chainId, depth: t.depth };
 }
 
 /** How a run ends, beyond what the state already says. */
@@ -27,7 +85,7 @@ export interface TerminalFacts {
  * The terminal event, built in one place for every ending (setup, decisions, setup failures) so
  * its totals and optional fields cannot drift between them.
  */
-export function terminalOf(state: LoopState, durationMs: number, facts: TerminalFacts): IterationOutput {
+export function terminalOf(state: LoopState, durationMs: number, facts: TerminalFacts): LoopEventOf<'terminal'> {
   return eventOf(state, {
     type: 'terminal',
     reason: facts.reason,
@@ -39,5 +97,5 @@ export function terminalOf(state: LoopState, durationMs: number, facts: Terminal
     ...(state.lastAssistantText !== undefined ? { lastAssistantText: state.lastAssistantText } : {}),
     messages: facts.messages ?? state.messages,
     ...(facts.deferredToolUse ? { deferredToolUse: facts.deferredToolUse } : {}),
-  });
+  }) as LoopEventOf<'terminal'>;
 }

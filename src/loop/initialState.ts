@@ -2,10 +2,10 @@
 import { catchError, defer, from, mergeMap, of, take, type Observable } from 'rxjs';
 import { fromMaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
 import type { MessageParam, TextBlock } from '../protocol/content.js';
-import { eventOf, terminalOf, type IterationOutput } from './events.js';
+import { continueWith, eventOf, terminalOf, type IterationOutput } from './events.js';
 import { ZERO_USAGE } from './pricing.js';
 import type { RunContext } from './runContext.js';
-import type { UserPromptSubmitDecision } from './seams.js';
+import type { TranscriptRecord, UserPromptSubmitDecision } from './seams.js';
 import { FRESH_TURN_COUNTERS } from './transitions.js';
 import type { LoopError, LoopState, TerminalReason } from './types.js';
 
@@ -53,7 +53,7 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
       if (state.messages.length === 0) {
         return of(setupTerminal(ctx, state, 'turn_setup_failed', { kind: 'configuration', message: 'agentLoop needs `prompt` or `messages`' }));
       }
-      return of<IterationOutput>({ kind: 'continue', state });
+      return of<IterationOutput>(continueWith(state));
     }
     const message = promptMessage(prompt);
     const hook = ctx.options.hooks?.userPromptSubmit;
@@ -78,21 +78,19 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
             : { role: 'user', content: [...(typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content), ...extra] };
         const uuid = ctx.newId();
         const next: LoopState = { ...state, messages: [...state.messages, full], lastMessageUuid: uuid };
-        if (ctx.transcript) {
-          ctx.pendingTranscript.push({
-            type: 'user',
-            chainId: state.chainId,
-            depth: state.depth,
-            timestamp: Date.now(),
-            uuid,
-            parentUuid: state.lastMessageUuid,
-            message: full,
-            reason: 'prompt',
-            isMeta: false,
-          });
-        }
+        const record: TranscriptRecord = {
+          type: 'user',
+          chainId: state.chainId,
+          depth: state.depth,
+          timestamp: ctx.now(),
+          uuid,
+          parentUuid: state.lastMessageUuid,
+          message: full,
+          reason: 'prompt',
+          isMeta: false,
+        };
         out.push(eventOf(state, { type: 'user_message', message: full as MessageParam & { role: 'user' }, uuid, reason: 'prompt' }));
-        out.push({ kind: 'continue', state: next });
+        out.push(continueWith(next, ctx.transcript ? [record] : []));
         return from(out);
       }),
       catchError((error: unknown) =>

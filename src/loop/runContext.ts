@@ -1,19 +1,19 @@
 /**
  * Per-run wiring shared by all iterations of one `agentLoop` subscription: resolved options,
- * injected dependencies, the abort bridge, the input queue and the pending transcript records.
+ * injected dependencies and the abort bridge, plus a reference to the run's input side.
  * Created inside `defer`, so every subscription gets its own (the loop stays cold).
  */
-import { filter, map, Observable, queueScheduler, Subject, type SchedulerLike } from 'rxjs';
+import { filter, map, type Observable, type SchedulerLike } from 'rxjs';
+import { createTrampolineScheduler } from '../../operators/internal/trampolineScheduler.js';
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../errors.js';
-import type { TextBlock } from '../protocol/content.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import type { Tool } from '../tools/types.js';
 import { scheduleTools as defaultScheduleTools } from '../../operators/scheduleTools.js';
 import type { DecideConfig } from './decision.js';
 import { createCostBudget, DEFAULT_PRICES, type CostBudget, type PriceTable } from './pricing.js';
-import { passThroughGovernor, type ContextGovernor, type TranscriptRecord, type TranscriptSink } from './seams.js';
+import { passThroughGovernor, type ContextGovernor, type TranscriptSink } from './seams.js';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_REPEATED_TOOL_CALL_LIMIT,
@@ -21,22 +21,15 @@ import {
   type CallModel,
   type ToolSchedulerFactory,
 } from './options.js';
-import type { CommandStatus } from './types.js';
+import { createRunInput, type RunInput } from './runInput.js';
 
 /** Why the run was aborted: by the caller's signal (interrupts are per iteration, see `interrupt$`). */
 export type AbortCause = 'signal';
 
-export interface QueuedCommand {
-  readonly id: string;
-  readonly content: readonly TextBlock[];
-  readonly interrupt: boolean;
-}
-
 export interface RunContext {
   readonly options: AgentLoopOptions;
-  /** Query tracking of this run: `chainId` fixed, `depth` of the current iteration. */
+  /** Query tracking of this run: `chainId` fixed (the current depth is in `input.tracking`). */
   readonly chainId: string;
-  depth: number;
   readonly callModel: CallModel;
   readonly scheduleTools: ToolSchedulerFactory;
   readonly governor: ContextGovernor;
@@ -45,6 +38,7 @@ export interface RunContext {
   readonly prices: PriceTable;
   readonly newId: () => string;
   readonly now: () => number;
+  /** The trampoline between iterations: a private one unless a test injects its scheduler. */
   readonly scheduler: SchedulerLike;
   readonly startedAt: number;
   readonly maxOutputTokens: number;
@@ -52,30 +46,11 @@ export interface RunContext {
   readonly decideConfig: DecideConfig;
   /** Aborted by the caller's signal, an interrupt, or teardown: tools and hooks listen to it. */
   readonly signal: AbortSignal;
-  /** Emits when an abort that must still produce a terminal happens (signal or interrupt). */
+  /** Emits when an abort that must still produce a terminal happens (the caller's signal). */
   readonly abort$: Observable<AbortCause>;
   abortCause(): AbortCause | undefined;
-  /**
-   * Fires when an interrupting submission cancels the current iteration (only while it is
-   * interruptible: streaming, or every running tool is 'cancel'). The run goes on with the input.
-   */
-  readonly interrupt$: Subject<void>;
-  /** Kept up to date by the tool scheduler of the current iteration. */
-  interruptible: boolean;
-  /** Records waiting for the next `transcript.append` (awaited before each model request). */
-  readonly pendingTranscript: TranscriptRecord[];
-  /** Submitted input not yet absorbed, in order. */
-  readonly queue: QueuedCommand[];
-  /**
-   * Set when the terminal is about to be delivered: the queue has just been settled, so later
-   * submissions are refused (`accepted: false`) instead of being queued and never answered.
-   */
-  inputClosed: boolean;
-  /** Absorbed commands whose consuming turn has not ended yet; `seen` once a request carried them. */
-  readonly started: { readonly id: string; seen: boolean }[];
-  /** Lifecycle events produced outside an iteration (e.g. `queued`), drained into the output. */
-  readonly lifecycle$: Observable<{ readonly id: string; readonly status: CommandStatus }>;
-  reportLifecycle(id: string, status: CommandStatus): void;
+  /** The input side (queue, interrupts); the one mutable part, owned by the run's callers. */
+  readonly input: RunInput;
   dispose(): void;
 }
 
@@ -100,7 +75,7 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
   const callModel: CallModel | undefined =
     deps.callModel ?? (client ? (request, callOptions) => client.stream(request, callOptions) : undefined);
   if (!callModel) throw new ConfigurationError('agentLoop needs `client` or `deps.callModel`');
-  const scheduler = deps.scheduler ?? queueScheduler;
+  const scheduler = deps.scheduler ?? createTrampolineScheduler();
   const now = deps.now ?? (() => scheduler.now());
   const newId = deps.uuid ?? randomUUID;
   const budget = options.budget ?? (options.maxBudgetUsd !== undefined ? createCostBudget(options.maxBudgetUsd) : undefined);
@@ -122,18 +97,12 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
     map(() => cause as AbortCause),
   );
 
-  const lifecycleListeners = new Set<(e: { id: string; status: CommandStatus }) => void>();
-  const lifecycle$ = new Observable<{ readonly id: string; readonly status: CommandStatus }>((subscriber) => {
-    const listener = (e: { id: string; status: CommandStatus }) => subscriber.next(e);
-    lifecycleListeners.add(listener);
-    return () => lifecycleListeners.delete(listener);
-  });
-
   const hooks = options.hooks;
+  const chainId = options.chainId ?? newId();
+  const input = createRunInput({ chainId, depth: options.depth ?? 0 });
   return {
     options,
-    chainId: options.chainId ?? newId(),
-    depth: options.depth ?? 0,
+    chainId,
     callModel,
     scheduleTools: deps.scheduleTools ?? ((input) => defaultScheduleTools(input)),
     governor: options.contextGovernor ?? passThroughGovernor,
@@ -157,19 +126,12 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
     signal: controller.signal,
     abort$,
     abortCause: () => cause,
-    interrupt$: new Subject<void>(),
-    interruptible: true,
-    pendingTranscript: [],
-    queue: [],
-    inputClosed: false,
-    started: [],
-    lifecycle$,
-    reportLifecycle: (id, status) => lifecycleListeners.forEach((l) => l({ id, status })),
+    input,
     dispose: () => {
       options.signal?.removeEventListener('abort', onSignal);
       // Teardown (plain unsubscribe) aborts whatever still listens; no terminal can follow.
       if (!controller.signal.aborted) controller.abort();
-      lifecycleListeners.clear();
+      input.dispose();
     },
   };
 }

@@ -9,93 +9,26 @@
  * `api_retry` / `stream_retry` are lifted to the top level because consumers act on them
  * (a `stream_retry` retracts partial text shown since the last `message_start`).
  */
-import type {
-  AssistantMessage,
-  MessageParam,
-  ToolResultBlock,
-  ToolUseBlock,
-  Usage,
-} from '../protocol/content.js';
+import type { AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
 import type { AssemblyEvent } from '../assembly/types.js';
 import type { ApiRetryEvent, DebugEvent, StreamRetryEvent } from '../transport/types.js';
-import type { SharedContext, ToolEvent } from '../tools/types.js';
+import type { ToolEvent } from '../tools/types.js';
 import type { RxAgentErrorKind } from '../errors.js';
 
-// ---------------------------------------------------------------------------------------------
-// Terminal and transition reasons (SPEC §3)
-// ---------------------------------------------------------------------------------------------
-
-/** Every way a run can end (SPEC §3), as a runtime list so consumers can validate or enumerate them. */
-export const TERMINAL_REASONS = [
-  'completed',
-  'max_turns',
-  'hook_stopped',
-  'stop_hook_prevented',
-  'tool_deferred',
-  'aborted_streaming',
-  'aborted_tools',
-  'blocking_limit',
-  'rapid_refill_breaker',
-  'prompt_too_long',
-  'model_error',
-  'api_error',
-  'malformed_tool_use_exhausted',
-  'budget_exhausted',
-  'turn_setup_failed',
-  /** The model declined (stop_reason `refusal`); `error.details` holds the API's `stop_details`. */
-  'refusal',
-] as const;
-/** Why a run ended: the `reason` of its single `terminal` event. */
-export type TerminalReason = (typeof TERMINAL_REASONS)[number];
-
-/** Controlled stops: the loop ended on purpose (SPEC §3: the first four and `tool_deferred`). */
-export type ControlledTerminalReason = 'completed' | 'max_turns' | 'hook_stopped' | 'stop_hook_prevented' | 'tool_deferred';
-/** Cancelled stops: the caller's abort (or unsubscribe) cut the model stream or the tool batch. */
-export type CancelledTerminalReason = 'aborted_streaming' | 'aborted_tools';
-/** Every terminal reason that is neither controlled nor cancelled: the run failed (`terminal.error` says how). */
-export type ErrorTerminalReason = Exclude<TerminalReason, ControlledTerminalReason | CancelledTerminalReason>;
-
-const CONTROLLED: ReadonlySet<TerminalReason> = new Set<TerminalReason>([
-  'completed',
-  'max_turns',
-  'hook_stopped',
-  'stop_hook_prevented',
-  'tool_deferred',
-]);
-const CANCELLED: ReadonlySet<TerminalReason> = new Set<TerminalReason>(['aborted_streaming', 'aborted_tools']);
-
-/** True for a stop the loop made on purpose (a success for the command's exit status). */
-export function isControlledTerminal(reason: TerminalReason): reason is ControlledTerminalReason {
-  return CONTROLLED.has(reason);
-}
-/** True for a stop caused by the caller's abort. */
-export function isCancelledTerminal(reason: TerminalReason): reason is CancelledTerminalReason {
-  return CANCELLED.has(reason);
-}
-/** True for a failed run: anything neither controlled nor cancelled, so a new reason defaults to an error. */
-export function isErrorTerminal(reason: TerminalReason): reason is ErrorTerminalReason {
-  return !CONTROLLED.has(reason) && !CANCELLED.has(reason);
-}
-
-/** Every continue site of the loop (SPEC §3), as a runtime list. */
-export const TRANSITION_REASONS = [
-  'next_turn',
-  'reactive_compact_retry',
-  'max_output_tokens_recovery',
-  'malformed_tool_use_retry',
-  'thinking_only_nudge',
-  'stop_hook_blocking',
-  'token_budget_continuation',
-  /** The API paused a long server-tool turn (`pause_turn`): its content goes back so it resumes. */
-  'pause_turn_continuation',
-] as const;
-/** Why the loop started another iteration: the `reason` of a `transition` event. */
-export type TransitionReason = (typeof TRANSITION_REASONS)[number];
-
-/** Continue sites that start a new iteration of the same logical turn (`turnCount` unchanged). */
-export function isRecoveryTransition(reason: TransitionReason): boolean {
-  return reason !== 'next_turn' && reason !== 'stop_hook_blocking' && reason !== 'token_budget_continuation';
-}
+export {
+  TERMINAL_REASONS,
+  TRANSITION_REASONS,
+  isCancelledTerminal,
+  isControlledTerminal,
+  isErrorTerminal,
+  isRecoveryTransition,
+  type CancelledTerminalReason,
+  type ControlledTerminalReason,
+  type ErrorTerminalReason,
+  type TerminalReason,
+  type TransitionReason,
+} from './reasons.js';
+import type { TerminalReason, TransitionReason } from './reasons.js';
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -271,53 +204,4 @@ export function isTerminalEvent(event: LoopEvent): event is TerminalEvent {
   return event.type === 'terminal';
 }
 
-// ---------------------------------------------------------------------------------------------
-// State
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Everything one iteration needs, rebuilt (never mutated) at each continue site.
- * Counters are per bound of SPEC §5 so each recovery path is limited independently.
- */
-export interface LoopState {
-  /** The history sent to the model (after the last compact boundary). Never mutated. */
-  readonly messages: readonly MessageParam[];
-  /**
-   * uuid of the last message in `messages` (the parent of the next transcript record). Only the
-   * last one is kept: a per-message array would be one more history copy per iteration.
-   */
-  readonly lastMessageUuid: string | undefined;
-  readonly turnCount: number;
-  readonly chainId: string;
-  readonly depth: number;
-  /** Why this state exists; undefined for the first iteration. */
-  readonly transition: { readonly reason: TransitionReason } | undefined;
-  /** The model used for the next call (switches to the fallback model for good). */
-  readonly model: string;
-  readonly shared: SharedContext;
-
-  readonly maxOutputTokensRecoveryCount: number;
-  readonly malformedToolUseRetryCount: number;
-  readonly thinkingOnlyNudged: boolean;
-  /** `pause_turn` continuations in this turn (bounded: see `PAUSE_TURN_CONTINUATION_LIMIT`). */
-  readonly pauseTurnContinuations: number;
-  /** The code-execution container the API last returned: the next request names it. */
-  readonly container?: string | undefined;
-  readonly hasAttemptedReactiveCompact: boolean;
-  readonly stopHookActive: boolean;
-  readonly stopHookBlockCount: number;
-  readonly tokenBudgetContinuations: number;
-  /** Output tokens of this user turn, and the increment of each budget continuation. */
-  readonly turnOutputTokens: number;
-  readonly tokenBudgetIncrements: readonly number[];
-  /** Identical consecutive tool calls (name + input): the signature and its run length. */
-  readonly repeatedCall: { readonly signature: string; readonly count: number } | undefined;
-
-  readonly usage: UsageTotals;
-  readonly costUsd: number;
-  readonly lastAssistantText: string | undefined;
-  /** Usage the API reported for the last response (the exact part of the context count)... */
-  readonly lastUsage: Usage | undefined;
-  /** ...which covers `messages[0 .. lastUsageCovers)`: the request plus the reply. */
-  readonly lastUsageCovers: number;
-}
+export type { LoopState } from './state.js';

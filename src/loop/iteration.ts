@@ -1,0 +1,117 @@
+/**
+ * One iteration (SPEC §2): `concat(preflight$, modelPhase$, decide$)`. Emits loop events and, as
+ * its last item, either the run's `terminal` or a `Continue` for `expand`.
+ *
+ * ```
+ * preflight$:   (i|)                       i iteration_start (budget, abort, transcript, governor)
+ * modelPhase$:     -m-m-a-t-r|             the response and its tools, folded
+ * decide$:                   (uT c|)       decision (+ hooks), finish: u user_message, T transition
+ * iteration:    i  -m-m-a-t-r-(uT c|)
+ * ```
+ *
+ * Data flows one way: the preflight leaves what to send, the model phase's fold leaves the
+ * attempt, the decision reads both; nothing flows back.
+ */
+import { catchError, concat, defer, from, mergeMap, of, takeWhile, type Observable } from 'rxjs';
+import type { TextBlock } from '../protocol/content.js';
+import type { Tool } from '../tools/types.js';
+import { decideAttempt } from './decideAttempt.js';
+import { terminal, type Decision } from './decision.js';
+import { isContinue, terminalOf, type Continue, type IterationOutput } from './events.js';
+import { finish, takesQueuedInput, withQueuedInput, type SettledDecision } from './finish.js';
+import { newAttempt } from './foldAttempt.js';
+import type { IterationLog } from './iterationLog.js';
+import { modelPhase } from './modelPhase.js';
+import { preflight } from './preflight.js';
+import { resolveHooks } from './resolveHooks.js';
+import { toolsOfIteration } from './toolRefresh.js';
+import type { RunContext } from './runContext.js';
+import { TranscriptWriteFailure, writeRecords } from './transcriptWrites.js';
+
+export function iteration(ctx: RunContext, from$: Continue): Observable<IterationOutput> {
+  // The tool set is asked for once, before anything else; without a refresh seam it is fixed
+  // (no extra hop per iteration).
+  if (!ctx.options.refreshTools) return iterate(ctx, from$, ctx.options.tools ?? []);
+  return defer(() => toolsOfIteration(ctx.options)).pipe(mergeMap((tools) => iterate(ctx, from$, tools)));
+}
+
+function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[]): Observable<IterationOutput> {
+  return defer(() => {
+    const state = from$.state;
+    ctx.input.tracking = { chainId: state.chainId, depth: state.depth };
+    const log: IterationLog = {
+      latest: newAttempt(state),
+      sent: state.messages,
+      written: state.messages,
+      pending: from$.records,
+      error: undefined,
+      interrupted: false,
+      recovered: false,
+      compactFailure: undefined,
+      lifecycle: [],
+    };
+    const absorb = (): readonly TextBlock[] => {
+      const { content, events } = ctx.input.absorb();
+      log.lifecycle.push(...events);
+      return content;
+    };
+    const end = (decision: Decision): Observable<IterationOutput> =>
+      resolveHooks(ctx, log.latest, decision, absorb).pipe(mergeMap((settled) => ended(ctx, log, settle(ctx, log, settled, absorb))));
+    const decide$ = defer(() => {
+      if (log.recovered && ctx.abortCause() === undefined && !log.interrupted) return from([]);
+      const ending = {
+        aborted: ctx.abortCause() !== undefined,
+        interrupted: log.interrupted ? { queued: absorb() } : undefined,
+        error: log.error,
+        compactFailure: log.compactFailure,
+      };
+      return end(decideAttempt(log.latest, ending, ctx.decideConfig));
+    });
+    return concat(preflight(ctx, log, end), modelPhase(ctx, log, tools), decide$).pipe(
+      // A terminal (from any phase) ends the iteration; the phases after it never subscribe.
+      takeWhile((out) => out.type !== 'terminal', true),
+      catchError((error: unknown) => of(setupFailure(ctx, log, error))),
+    );
+  });
+}
+
+/** The decision with what happened to the run meanwhile: input queued at the end, an abort. */
+function settle(ctx: RunContext, log: IterationLog, decision: SettledDecision, absorb: () => readonly TextBlock[]): SettledDecision {
+  const aborted = ctx.abortCause() !== undefined;
+  // Input submitted while the turn was ending is not dropped: it starts the next turn.
+  if (!aborted && ctx.input.queue.length > 0 && takesQueuedInput(decision)) {
+    return withQueuedInput(log.latest.state, decision, [...absorb()], ctx.newId(), ctx.decideConfig.maxTurns);
+  }
+  // A continue decided after an abort (e.g. while a hook ran) still ends the run aborted.
+  if (decision.type === 'continue' && aborted) return terminal('aborted_tools', { additions: decision.additions }) as SettledDecision;
+  return decision;
+}
+
+/** The finished iteration: its events, then the continue, or the records written and the terminal. */
+function ended(ctx: RunContext, log: IterationLog, decision: SettledDecision): Observable<IterationOutput> {
+  const done = finish(log.latest.state, decision, { now: ctx.now(), startedAt: ctx.startedAt, pending: log.pending, recording: ctx.transcript !== undefined });
+  log.pending = [];
+  const events = [...log.lifecycle.splice(0), ...done.events];
+  if (isContinue(done.end)) return from<IterationOutput[]>([...events, done.end]);
+  const terminalEvent = done.end;
+  // Submitted input is settled by the loop right before the terminal is delivered, after the
+  // records are written: input arriving during the write is reported, not lost.
+  return concat(from(events), defer(() => ((log.written = done.messages), writeRecords(ctx.transcript, done.records))), of(terminalEvent));
+}
+
+/**
+ * Preparing a request can fail outside the model call: a transcript that cannot be written
+ * (disk full, permissions: going on would leave work the user believes saved unsaved), or a
+ * context governor or hook that throws. The run then ends with `turn_setup_failed` and the
+ * cause, never with an Observable error that would leave consumers without a terminal.
+ */
+function setupFailure(ctx: RunContext, log: IterationLog, error: unknown): IterationOutput {
+  const transcript = error instanceof TranscriptWriteFailure;
+  const cause = transcript ? error.cause : error;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return terminalOf(log.latest.state, ctx.now() - ctx.startedAt, {
+    reason: 'turn_setup_failed',
+    error: transcript ? { kind: 'session', message: `could not write the session transcript: ${detail}` } : { kind: 'internal', message: `preparing the next request failed: ${detail}` },
+    messages: log.written,
+  });
+}

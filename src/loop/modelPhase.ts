@@ -1,0 +1,168 @@
+/**
+ * The model phase of one iteration, the card's pipeline:
+ * `callModel → assembleBlocks → interleaveTools(scheduleTools) → fold → fallback →
+ * withholdRecoverable(reactive compaction)`, cut short by an abort or an interrupt. Emits the
+ * attempt's events (and a `Continue` when reactive compaction takes over); leaves its ending in
+ * the log for the decision.
+ */
+import { catchError, concat, defer, EMPTY, filter, from, merge, mergeMap, scan, take, takeUntil, tap, throwError, type Observable } from 'rxjs';
+import { assembleBlocks } from '../../operators/assembleBlocks.js';
+import { emitEach } from '../../operators/internal/emitEach.js';
+import { interleaveTools } from '../../operators/interleaveTools.js';
+import { withholdRecoverable } from '../../operators/withholdRecoverable.js';
+import type { AssemblyOutput } from '../assembly/types.js';
+import type { MessageParam, ToolUseBlock } from '../protocol/content.js';
+import type { MessagesRequest } from '../protocol/request.js';
+import type { Tool, ToolEvent } from '../tools/types.js';
+import { isOverloaded, isPromptTooLong } from './decideOnError.js';
+import { continueWith, eventOf, warningEvent, type IterationOutput } from './events.js';
+import { foldAttempt, newAttempt, repeatVerdict, type AttemptStep, type FoldEnv } from './foldAttempt.js';
+import type { IterationLog } from './iterationLog.js';
+import { joinConsecutiveUsers, stripThinking } from './messages.js';
+import { boundaryRecord, governorInput, noticeEvents } from './preflight.js';
+import { buildRequestBase, type RunContext } from './runContext.js';
+import { shapeRequest } from './shapeRequest.js';
+import { reactiveCompactRetry } from './transitions.js';
+import type { LoopState } from './types.js';
+
+/** `tools`: this iteration's tool set (the `refreshTools` seam's answer, else `options.tools`). */
+export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly Tool[]): Observable<IterationOutput> {
+  return defer(() => {
+    const initial = log.latest.state;
+    const stop$ = merge(ctx.abort$, ctx.input.interrupt$.pipe(tap(() => (log.interrupted = true))));
+    return callOnce(ctx, log, tools, initial, log.sent).pipe(
+      catchError((error: unknown) => {
+        const fallback = ctx.options.fallbackModel;
+        if (!isOverloaded(error) || !fallback || fallback === initial.model) return throwError(() => error);
+        // The failed attempt's message is void: consumers remove it; thinking is model-bound.
+        const failed = log.latest.messageUuid;
+        const state: LoopState = { ...log.latest.state, model: fallback, messages: stripThinking(log.latest.state.messages) };
+        const notice = [
+          ...(failed ? [eventOf(state, { type: 'tombstone', uuids: [failed] })] : []),
+          warningEvent(state, `model ${initial.model} is overloaded; switching to ${fallback}`, 'model_fallback'),
+        ];
+        return concat(from(notice), callOnce(ctx, log, tools, state, state.messages));
+      }),
+      withholdRecoverable<IterationOutput>({
+        isRecoverable: isPromptTooLong,
+        recover: (error) => {
+          const recovery = reactiveCompact(ctx, log, error);
+          if (recovery) log.recovered = true;
+          return recovery;
+        },
+      }),
+      catchError((error: unknown) => {
+        log.recovered = false;
+        log.error = { error };
+        return EMPTY;
+      }),
+      takeUntil(stop$),
+    );
+  });
+}
+
+/** One model attempt with its tools, folded: each stream or tool event becomes its loop events. */
+function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]): Observable<IterationOutput> {
+  return defer(() => {
+    log.latest = newAttempt(state);
+    ctx.input.interruptible = true;
+    ctx.input.markSeen();
+    const env: FoldEnv = { newId: ctx.newId, prices: ctx.prices, repeatedToolCallLimit: ctx.repeatedToolCallLimit, interactive: ctx.options.interactive === true, budgeted: ctx.budget !== undefined };
+    const seed: AttemptStep = { attempt: log.latest, events: [] };
+    const scheduler = (response$: Observable<AssemblyOutput>) =>
+      response$.pipe(
+        withoutRepeats(state.repeatedCall, ctx.repeatedToolCallLimit),
+        ctx.scheduleTools({
+          tools,
+          shared: state.shared,
+          hooks: ctx.options.hooks,
+          canUseTool: ctx.options.canUseTool,
+          onInterruptibleChange: (interruptible) => {
+            ctx.input.interruptible = interruptible;
+          },
+          allowDefer: ctx.options.interactive !== true,
+        }),
+      );
+    return callShaped(ctx, requestOf(ctx, tools, state, messages)).pipe(
+      assembleBlocks(),
+      interleaveTools<AssemblyOutput, ToolEvent>(tools.length === 0 ? () => EMPTY : scheduler),
+      scan((step: AttemptStep, input: AssemblyOutput | ToolEvent) => foldAttempt(step.attempt, input, env), seed),
+      emitEach((step: AttemptStep): readonly IterationOutput[] => {
+        if (step.events[0]?.type === 'assistant_message') ctx.budget?.charge(step.attempt.costUsd);
+        if (step.error !== undefined) ctx.budget?.charge(step.attempt.costUsd);
+        log.latest = step.attempt;
+        if (step.error !== undefined) throw step.error;
+        return step.events;
+      }),
+    );
+  });
+}
+
+/**
+ * The scheduler's view of the response: tool_use blocks the fold refuses as identical repeats
+ * are left out (the fold answers them). Applies the same pure `repeatVerdict` from the same
+ * starting run, so both agree on every block.
+ */
+function withoutRepeats(start: LoopState['repeatedCall'], limit: number) {
+  return (response$: Observable<AssemblyOutput>): Observable<AssemblyOutput> =>
+    defer(() => {
+      let run = start;
+      return response$.pipe(
+        filter((event) => {
+          if (event.type !== 'block' || event.block.type !== 'tool_use' || 'invalid' in event.block) return true;
+          const verdict = repeatVerdict(run, event.block as ToolUseBlock, limit);
+          if (!verdict) return true;
+          run = verdict.run;
+          return !verdict.refused;
+        }),
+      );
+    });
+}
+
+/** The request of one attempt: the run's fixed parts, the model and the history to send. */
+function requestOf(ctx: RunContext, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]) {
+  const base = buildRequestBase(ctx.options, ctx.maxOutputTokens, tools);
+  return {
+    ...base,
+    model: state.model,
+    // The code-execution container of an earlier response: its files and state carry on.
+    ...(state.container !== undefined ? { container: state.container } : {}),
+    // A resumed history may end with a user message before the new prompt: join them. Thinking
+    // blocks go only into requests that enable thinking (SPEC §7); the history keeps them.
+    messages: (base.thinking ? joinConsecutiveUsers(messages) : stripThinking(joinConsecutiveUsers(messages))) as MessageParam[],
+  };
+}
+
+/** Cache breakpoints and beta headers, added last (the history itself never carries them). */
+function callShaped(ctx: RunContext, request: MessagesRequest) {
+  const { request: shaped, callOptions } = shapeRequest(request, { promptCaching: ctx.options.promptCaching === true });
+  return callOptions === undefined ? ctx.callModel(shaped) : ctx.callModel(shaped, callOptions);
+}
+
+/** After a prompt-too-long error: compact once per turn and go on, or say why it could not help. */
+function reactiveCompact(ctx: RunContext, log: IterationLog, error: unknown): Observable<IterationOutput> | undefined {
+  const state = log.latest.state;
+  if (state.hasAttemptedReactiveCompact) {
+    log.compactFailure = 'The conversation was already compacted once in this turn; compacting again would not help.';
+    return undefined;
+  }
+  return ctx.governor.reactiveCompact({ ...governorInput(ctx, state), error: error instanceof Error ? error.message : String(error) }).pipe(
+    take(1),
+    mergeMap((result) => {
+      if (result.type === 'failed') {
+        log.compactFailure = result.message;
+        // The notices still reach consumers; then the held error is released.
+        return concat(from(noticeEvents(state, result.notices)), throwError(() => error));
+      }
+      const messages = [...result.messages];
+      const next = { ...reactiveCompactRetry(state, { messages, lastUuid: undefined }), lastUsage: undefined, lastUsageCovers: 0 };
+      const record = boundaryRecord(ctx, state, result.boundary, messages);
+      return from<IterationOutput[]>([
+        ...noticeEvents(state, result.notices),
+        eventOf(state, { type: 'compact_boundary', ...result.boundary }),
+        eventOf(state, { type: 'transition', reason: 'reactive_compact_retry', turnCount: next.turnCount }),
+        continueWith(next, ctx.transcript ? [...log.pending, record] : []),
+      ]);
+    }),
+  );
+}

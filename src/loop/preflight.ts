@@ -1,0 +1,102 @@
+/**
+ * Before the model call (SPEC §2 steps 1-3): the abort and budget checks, `iteration_start`,
+ * the pending transcript records written, then the context governor's decision. Ends the
+ * iteration with a terminal, or leaves `log.sent` (and a compacted `log.latest.state`) for the
+ * model phase.
+ */
+import { concat, defer, from, mergeMap, of, take, type Observable } from 'rxjs';
+import { assertNever } from '../util/assertNever.js';
+import { terminal, type Decision } from './decision.js';
+import { eventOf, warningEvent, type IterationOutput } from './events.js';
+import { newAttempt } from './foldAttempt.js';
+import type { IterationLog } from './iterationLog.js';
+import type { RunContext } from './runContext.js';
+import type { CompactBoundary, GovernorNotice, TranscriptRecord } from './seams.js';
+import { writeRecords } from './transcriptWrites.js';
+import type { LoopEvent, LoopState } from './types.js';
+
+export function preflight(ctx: RunContext, log: IterationLog, end: (decision: Decision) => Observable<IterationOutput>): Observable<IterationOutput> {
+  return defer(() => {
+    const state = log.latest.state;
+    if (ctx.abortCause() !== undefined) return end(terminal('aborted_streaming'));
+    if (ctx.budget?.exhausted()) {
+      const spent = ctx.budget.spentUsd().toFixed(4);
+      return end(terminal('budget_exhausted', { error: { kind: 'internal', message: `the cost budget of $${ctx.budget.maxUsd} is spent ($${spent})` } }));
+    }
+    const start = eventOf(state, { type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason });
+    // Deferred: the governor runs after the transcript write, and a governor that throws
+    // synchronously ends the run like one that errors (a setup failure).
+    const governed$ = defer(() => ctx.governor.beforeCall(governorInput(ctx, state))).pipe(
+      take(1),
+      mergeMap((decision): Observable<IterationOutput> => {
+        const notices = noticeEvents(state, decision.notices);
+        switch (decision.type) {
+          case 'ok':
+            log.sent = decision.messages;
+            return from(notices);
+          case 'compacted': {
+            const messages = [...decision.messages];
+            const compacted: LoopState = { ...state, messages, lastMessageUuid: undefined, lastUsage: undefined, lastUsageCovers: 0 };
+            log.latest = newAttempt(compacted);
+            log.sent = messages;
+            const record = boundaryRecord(ctx, state, decision.boundary, messages);
+            return concat(from([...notices, eventOf(state, { type: 'compact_boundary', ...decision.boundary })]), write(ctx, log, [record], messages));
+          }
+          case 'blocking_limit':
+          case 'rapid_refill_breaker':
+            return concat(from(notices), end(terminal(decision.type, { error: { kind: 'internal', message: decision.message } })));
+          default:
+            return assertNever(decision, 'governor decision');
+        }
+      }),
+    );
+    const pending = log.pending;
+    log.pending = [];
+    return concat(of(start), write(ctx, log, pending, state.messages), governed$);
+  });
+}
+
+function write(ctx: RunContext, log: IterationLog, records: readonly TranscriptRecord[], messages: LoopState['messages']): Observable<never> {
+  return defer(() => {
+    log.written = messages;
+    return writeRecords(ctx.transcript, records);
+  });
+}
+
+/** What the governor sees of the current state, before a call and for reactive compaction. */
+export function governorInput(ctx: RunContext, state: LoopState) {
+  return {
+    chainId: state.chainId,
+    depth: state.depth,
+    messages: state.messages,
+    model: state.model,
+    maxOutputTokens: ctx.maxOutputTokens,
+    lastUsage: state.lastUsage,
+    messagesSinceUsage: state.lastUsageCovers,
+    signal: ctx.signal,
+  };
+}
+
+/** A compaction's transcript record (the loop keeps the full history; the record the view). */
+export function boundaryRecord(ctx: RunContext, state: LoopState, boundary: CompactBoundary, messages: LoopState['messages']): TranscriptRecord {
+  return { type: 'compact_boundary', chainId: state.chainId, depth: state.depth, timestamp: ctx.now(), boundary, messages };
+}
+
+/**
+ * What the governor did besides its decision, as events, in its order. Snip/microcompact
+ * boundaries are not transcript records: the loop keeps the full history and the governor
+ * derives the same view from it again on every call (after a resume too), while a record
+ * would copy the whole view into the transcript at each boundary.
+ */
+export function noticeEvents(state: LoopState, notices: readonly GovernorNotice[] | undefined): LoopEvent[] {
+  return (notices ?? []).map((notice) => {
+    switch (notice.type) {
+      case 'compact_boundary':
+        return eventOf(state, { type: 'compact_boundary', ...notice.boundary });
+      case 'warning':
+        return warningEvent(state, notice.message, notice.code);
+      default:
+        return assertNever(notice, 'governor notice');
+    }
+  });
+}
