@@ -2,7 +2,10 @@
  * A tiny benchmark harness: warm-up, N timed repetitions, median. Several cases are measured
  * round-robin (a, b, c, a, b, c, ...) so that load from other processes on a shared machine
  * falls on all of them alike, instead of on whichever case happened to run during a spike.
+ * A full garbage collection runs before every sample, so no case pays for the garbage the
+ * previous one left (a case that allocates much would otherwise slow down the next one).
  */
+import { collectGarbage } from './gc.js';
 
 export type BenchCase = () => unknown;
 
@@ -33,6 +36,7 @@ export async function measureInterleaved<K extends string>(
   for (let round = 0; round < options.warmup + options.repetitions; round++) {
     for (const name of names) {
       const run = cases[name];
+      collectGarbage();
       const cpuStart = process.cpuUsage();
       const start = process.hrtime.bigint();
       await run();

@@ -13,12 +13,13 @@ import { costBench } from './cost.bench.js';
 import { grepBench } from './grep.bench.js';
 import { loadBench } from './load.bench.js';
 import { loopBench } from './loop.bench.js';
+import { loopStreamBench } from './loopStream.bench.js';
 import type { BenchModule, Figures } from './figures.js';
 import { sessionBench } from './session.bench.js';
 import { soakBench } from './soak.bench.js';
 import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loadBench, soakBench, costBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loopStreamBench, loadBench, soakBench, costBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

@@ -1,0 +1,131 @@
+/**
+ * `loop.stream_ratio_to_parse_baseline` (issue 14 §4): what streaming one response through
+ * `agentLoop` costs beside the floor.
+ *
+ * The same bytes (~1 MiB of SSE: thinking and text blocks in token-sized deltas, one response,
+ * no tool calls) go through:
+ * - `baseline`: eventsource-parser plus one JSON.parse per event (the floor any SSE client pays);
+ * - `pipeline`: `decodeSSE` + `assembleBlocks` alone (the transport and assembly stages);
+ * - `loop`: `agentLoop` with that response as its model, one iteration, every event consumed.
+ *
+ * One process, round-robin rounds after warm-up, a forced GC before every sample (the harness),
+ * medians of wall and CPU time. Target: loop ≤ 1.5 × baseline.
+ */
+import { createParser } from 'eventsource-parser';
+import { from, type Subscription } from 'rxjs';
+import { assembleBlocks } from '../operators/assembleBlocks.js';
+import { decodeSSE } from '../operators/decodeSSE.js';
+import { agentLoop } from '../src/loop/agentLoop.js';
+import type { ScriptedBlock, ScriptedMessage } from '../src/testing/script.js';
+import { encodeSSEStream, scriptedMessageToEvents } from '../src/testing/encodeScript.js';
+import type { BenchModule, Figures } from './figures.js';
+import { measureInterleaved, seededRandom } from './harness.js';
+
+const MODEL = 'claude-sonnet-4-5';
+
+function prose(chars: number, random: () => number): string {
+  const words = ['the', 'model', 'reads', 'a', 'file', 'and', 'then', 'edits', 'it,', 'carefully.', 'Next', 'step:', 'tests', 'pass', '—', 'ok'];
+  const parts: string[] = [];
+  for (let length = 0; length < chars; ) {
+    const word = words[Math.floor(random() * words.length)] as string;
+    parts.push(word);
+    length += word.length + 1;
+  }
+  return parts.join(' ').slice(0, chars);
+}
+
+/** ~`targetBytes` of SSE with thinking and text blocks only (no tool call: one iteration). */
+function textOnlyMessage(targetBytes: number): ScriptedMessage {
+  const random = seededRandom(14);
+  const blocks: ScriptedBlock[] = [];
+  for (let bytes = 0; bytes < targetBytes; ) {
+    const group: ScriptedBlock[] = [
+      { type: 'thinking', thinking: prose(2000 + Math.floor(random() * 4000), random), chunkSize: 10 + Math.floor(random() * 20) },
+      { type: 'text', text: prose(1000 + Math.floor(random() * 3000), random), chunkSize: 4 + Math.floor(random() * 16) },
+    ];
+    bytes += sseOf({ kind: 'message', blocks: group }).length;
+    blocks.push(...group);
+  }
+  return { kind: 'message', blocks };
+}
+
+function sseOf(message: ScriptedMessage): string {
+  return encodeSSEStream(scriptedMessageToEvents(message).map((e) => e.event));
+}
+
+function networkChunks(bytes: Uint8Array, seed: number): Uint8Array[] {
+  const random = seededRandom(seed);
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const size = 1024 + Math.floor(random() * 15 * 1024);
+    chunks.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return chunks;
+}
+
+/** The floor: SSE parsing, one JSON.parse per event, every event looked at. */
+function baseline(chunks: readonly Uint8Array[]): number {
+  const decoder = new TextDecoder();
+  let events = 0;
+  const parser = createParser({
+    onEvent(event) {
+      const value = JSON.parse(event.data) as { type: string };
+      if (value.type !== '') events++;
+    },
+  });
+  for (const chunk of chunks) parser.feed(decoder.decode(chunk, { stream: true }));
+  parser.feed(decoder.decode());
+  return events;
+}
+
+function pipeline(chunks: readonly Uint8Array[]): number {
+  let events = 0;
+  from(chunks)
+    .pipe(decodeSSE(), assembleBlocks())
+    .subscribe(() => events++);
+  return events;
+}
+
+/** The loop over the same bytes, synchronous like the others (the model is `from(chunks)`). */
+function loop(chunks: readonly Uint8Array[]): number {
+  let events = 0;
+  let reason: string | undefined;
+  const subscription: Subscription = agentLoop({
+    model: MODEL,
+    prompt: 'go',
+    deps: { callModel: () => from(chunks).pipe(decodeSSE()) },
+  }).subscribe((event) => {
+    events++;
+    if (event.type === 'terminal') reason = event.reason;
+  });
+  subscription.unsubscribe();
+  if (reason !== 'completed') throw new Error(`the loop ended ${reason ?? 'without a terminal'}`);
+  return events;
+}
+
+async function streamCase(): Promise<Figures> {
+  const chunks = networkChunks(new TextEncoder().encode(sseOf(textOnlyMessage(1024 * 1024))), 5);
+  // The loop must see every event the baseline parses before its time means anything.
+  const parsed = baseline(chunks);
+  const streamed = loop(chunks);
+  if (streamed < parsed) throw new Error(`the loop emitted ${streamed} events for ${parsed} parsed`);
+  const m = await measureInterleaved(
+    { baseline: () => baseline(chunks), pipeline: () => pipeline(chunks), loop: () => loop(chunks) },
+    { warmup: 5, repetitions: 11 },
+  );
+  return {
+    'loop.stream_ratio_to_parse_baseline': { value: m.loop.medianMs / m.baseline.medianMs, unit: 'ratio', target: '<= 1.5' },
+    'loop.stream_cpu_ratio_to_parse_baseline': { value: m.loop.medianCpuMs / m.baseline.medianCpuMs, unit: 'ratio', target: '<= 1.5' },
+    'loop.stream_pipeline_ratio_to_parse_baseline': { value: m.pipeline.medianMs / m.baseline.medianMs, unit: 'ratio' },
+    'loop.stream_pipeline_cpu_ratio_to_parse_baseline': { value: m.pipeline.medianCpuMs / m.baseline.medianCpuMs, unit: 'ratio' },
+    'loop.stream_ms': { value: m.loop.medianMs, unit: 'ms' },
+    'loop.stream_parse_baseline_ms': { value: m.baseline.medianMs, unit: 'ms' },
+    'loop.stream_events': { value: streamed, unit: 'count' },
+  };
+}
+
+export const loopStreamBench: BenchModule = {
+  name: 'loopStream',
+  run: streamCase,
+};
