@@ -213,12 +213,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
     if (closed) return false;
     unabsorbed.set(command.id, command);
     const ctx = current;
-    if (ctx && !ctx.input.inputClosed) {
-      ctx.input.queue.push(command);
-      ctx.input.reportLifecycle(command.id, 'queued');
-      if (command.interrupt && ctx.input.interruptible) ctx.input.interrupt$.next();
-      return true;
-    }
+    if (ctx?.input.receive(command)) return true;
     inbox.push(command);
     outOfPhase$.next(lifecycleOf(command.id, 'queued'));
     arrivals$.next();

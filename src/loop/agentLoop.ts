@@ -3,12 +3,13 @@
  * This file holds only the `expand` composition; one iteration is `iteration`, its decisions
  * are the pure `decide*` functions, and every continue builds a new State in `transitions.ts`.
  */
-import { defer, EMPTY, expand, filter, finalize, ignoreElements, merge, Subject, subscribeOn, takeUntil, tap, type Observable, type MonoTypeOperatorFunction } from 'rxjs';
+import { defer, EMPTY, expand, filter, finalize, ignoreElements, map, merge, Subject, subscribeOn, takeUntil, tap, type Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import { withMcpServers } from '../mcp/withMcpServers.js';
 import { isContinue, type Continue, type IterationOutput } from './events.js';
 import { setup } from './initialState.js';
 import { iteration } from './iteration.js';
 import type { AgentLoopOptions } from './options.js';
+import { commandOf } from './runInput.js';
 import { createRunContext, type RunContext } from './runContext.js';
 import { isControlledTerminal, type LoopEvent } from './types.js';
 
@@ -45,7 +46,20 @@ import { isControlledTerminal, type LoopEvent } from './types.js';
  */
 export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
   // MCP servers (when configured) connect first and close with the loop.
-  return withMcpServers(options, (opts) => defer(() => loopOf(createRunContext(opts))));
+  return withMcpServers(options, (opts) => defer(() => {
+    const ctx = createRunContext(opts);
+    const input$ = opts.input$;
+    if (!input$) return loopOf(ctx);
+    // Submissions go through the run's one router; their fate comes back as lifecycle events.
+    const received$ = input$.pipe(
+      tap((submission) => ctx.input.receive(commandOf(submission))),
+      ignoreElements(),
+    );
+    const lifecycle$ = ctx.input.lifecycle$.pipe(
+      map(({ id, status }): LoopEvent => ({ type: 'command_lifecycle', id, status, ...ctx.input.tracking })),
+    );
+    return loopOf(ctx, merge(lifecycle$, received$));
+  }));
 }
 
 /** The composition itself, over a prepared context (shared with `createAgentRun`). */

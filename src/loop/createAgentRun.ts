@@ -14,10 +14,10 @@
  *   carried it.
  */
 import { concat, defer, finalize, from, map, type Observable } from 'rxjs';
-import type { MessageParam, TextBlock } from '../protocol/content.js';
+import type { MessageParam } from '../protocol/content.js';
 import { loopOf } from './agentLoop.js';
 import { createRunContext, type RunContext } from './runContext.js';
-import type { QueuedCommand } from './runInput.js';
+import { toBlocks, type QueuedCommand } from './runInput.js';
 import type { AgentLoopOptions } from './options.js';
 import type { CommandStatus, LoopEvent } from './types.js';
 
@@ -42,12 +42,7 @@ export interface AgentRun {
   submit(input: string | MessageParam, options?: SubmitOptions): SubmitHandle;
 }
 
-/** A submission as the text blocks absorbed into the next user message (non-text parts dropped). */
-export function toBlocks(input: string | MessageParam): TextBlock[] {
-  if (typeof input === 'string') return [{ type: 'text', text: input }];
-  if (typeof input.content === 'string') return [{ type: 'text', text: input.content }];
-  return input.content.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : []));
-}
+export { toBlocks };
 
 function lifecycleEvent(ctx: RunContext, id: string, status: CommandStatus): LoopEvent {
   return { type: 'command_lifecycle', id, status, chainId: ctx.chainId, depth: ctx.input.tracking.depth };
@@ -92,10 +87,7 @@ export function createAgentRun(options: AgentLoopOptions): AgentRun {
         early.push(command);
         return { id, accepted: true };
       }
-      ctx.input.queue.push(command);
-      ctx.input.reportLifecycle(id, 'queued');
-      if (command.interrupt && ctx.input.interruptible) ctx.input.interrupt$.next();
-      return { id, accepted: true };
+      return { id, accepted: ctx.input.receive(command) };
     },
   };
 }

@@ -9,6 +9,7 @@ import type { CanUseTool, ToolHooks } from '../tools/hooks.js';
 import type { ContextGovernor, LoopHooks, TranscriptSink } from './seams.js';
 import type { CostBudget, PriceTable } from './pricing.js';
 import type { McpServersConfig } from '../mcp/config.js';
+import type { Submission } from './runInput.js';
 
 /** What the loop hands the tool scheduler of one iteration (a fresh one each time). */
 export interface ToolSchedulerInput {
@@ -102,6 +103,13 @@ export interface AgentLoopOptions {
    * `tool_deferred` (SPEC §3), leaving that tool_use unanswered for the caller to resolve.
    */
   readonly interactive?: boolean;
+  /**
+   * User input while the loop runs (SPEC §9): each submission is queued (`command_lifecycle`
+   * `queued`), absorbed after the current tool batch (`started`), and settled at the terminal
+   * (`completed` / `cancelled` / `discarded`); `interrupt: true` cuts the iteration when it may.
+   * Subscribed with the loop; submissions after the terminal are not read.
+   */
+  readonly input$?: Observable<Submission>;
   /** Aborting ends the loop with `aborted_streaming` / `aborted_tools` (a terminal is emitted). */
   readonly signal?: AbortSignal;
   /** Query tracking: defaults to a fresh uuid and 0. */
