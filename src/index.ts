@@ -307,6 +307,7 @@ export { createTranscriptSink, toSessionRecords } from './session/transcriptSink
 export type { RecordContext, SessionTranscriptSink, TranscriptSinkOptions } from './session/transcriptSink.js';
 export { createAgentRun } from './loop/createAgentRun.js';
 export type { AgentRun, SubmitHandle, SubmitOptions } from './loop/createAgentRun.js';
+export type { Submission } from './loop/runInput.js';
 
 /* Subagents */
 export { agentLoopWithSubagents, DEFAULT_MAX_AGENT_DEPTH } from './agents/agentTree.js';
