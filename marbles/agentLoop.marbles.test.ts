@@ -5,45 +5,20 @@
  * b compact_boundary, t transition, T terminal.
  */
 import { describe, expect, it } from 'vitest';
-import { filter, map, of, tap, timer, type Observable } from 'rxjs';
-import { z } from 'zod';
+import { of, tap, timer, type Observable } from 'rxjs';
 import { agentLoop } from '../src/loop/agentLoop.js';
 import type { AgentLoopOptions, CallModel } from '../src/loop/options.js';
 import type { LoopEvent, TerminalEvent } from '../src/loop/types.js';
 import type { ContextGovernor } from '../src/loop/seams.js';
-import { defineTool } from '../src/tools/defineTool.js';
 import { ApiError } from '../src/errors.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { eventsOf, message, text, toolUse } from '../test/loop/helpers.js';
+import { message, text, toolUse } from '../test/loop/helpers.js';
+import { coldModel, EVENT_LETTERS, eventLetters, replyMarble, waitTool } from '../src/testing/index.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
-import { burstMarble, coldModel, responseMarble } from './helpers/fakeModel.js';
 
-const LETTER: Partial<Record<LoopEvent['type'], string>> = {
-  iteration_start: 'i',
-  tool_start: 's',
-  tool_result: 'r',
-  assistant_message: 'a',
-  user_message: 'u',
-  compact_boundary: 'b',
-  transition: 't',
-  terminal: 'T',
-};
-const letters = (events$: Observable<LoopEvent>) =>
-  events$.pipe(
-    filter((e) => LETTER[e.type] !== undefined && !(e.type === 'user_message' && e.reason === 'prompt')),
-    map((e) => LETTER[e.type]!),
-  );
-const L = Object.fromEntries(Object.values(LETTER).map((l) => [l, l]));
+const letters = (events$: Observable<LoopEvent>) => events$.pipe(eventLetters());
+const L = Object.fromEntries(Object.values(EVENT_LETTERS).map((l) => [l, l]));
 
-function waitTool(frames: number) {
-  return defineTool({
-    name: 'wait',
-    description: 'waits',
-    inputSchema: z.strictObject({}),
-    isConcurrencySafe: true,
-    call: () => timer(frames).pipe(map(() => ({ type: 'outcome' as const, output: `waited ${frames}` }))),
-  });
-}
 
 const base = (callModel: CallModel, extra: Partial<AgentLoopOptions> = {}) =>
   agentLoop({ model: 'claude-sonnet-4-5', prompt: 'go', ...extra, deps: { callModel, ...extra.deps } });
@@ -51,11 +26,11 @@ const base = (callModel: CallModel, extra: Partial<AgentLoopOptions> = {}) =>
 describe('agentLoop timing', () => {
   it('starts a tool at its block stop, while the model still streams (overlap)', () => {
     createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const first = responseMarble(eventsOf(message([toolUse('wait', {})])), 9); // block stop at 3, end at 13
-      const second = burstMarble(eventsOf(message([text('done')])));
-      const m1 = cold<TransportOutput>(first.marble, first.values);
-      const m2 = cold<TransportOutput>(second.marble, second.values);
-      const { callModel } = coldModel([m1, m2]);
+      const first = replyMarble({ ...message([toolUse('wait', {})]), endDelayMs: 9 }); // block stop at 3, end at 13
+      const second = replyMarble(message([text('done')]), { frame: 0 });
+      const m1 = cold<TransportOutput>(first.marbles, first.values);
+      const m2 = cold<TransportOutput>(second.marbles, second.values);
+      const { callModel } = coldModel(m1, m2);
       expectObservable(letters(base(callModel, { tools: [waitTool(5)] }))).toBe('i--s----r----(autiaT|)', L);
       // The next iteration subscribes in the frame the response ended (its result was ready before).
       expectSubscriptions(m2.subscriptions).toBe('13ms (^!)');
@@ -64,11 +39,11 @@ describe('agentLoop timing', () => {
 
   it('subscribes the next iteration in the frame the last tool result is ready', () => {
     createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const first = responseMarble(eventsOf(message([toolUse('wait', {})])), 9);
-      const second = burstMarble(eventsOf(message([text('done')])));
-      const m1 = cold<TransportOutput>(first.marble, first.values);
-      const m2 = cold<TransportOutput>(second.marble, second.values);
-      const { callModel } = coldModel([m1, m2]);
+      const first = replyMarble({ ...message([toolUse('wait', {})]), endDelayMs: 9 });
+      const second = replyMarble(message([text('done')]), { frame: 0 });
+      const m1 = cold<TransportOutput>(first.marbles, first.values);
+      const m2 = cold<TransportOutput>(second.marbles, second.values);
+      const { callModel } = coldModel(m1, m2);
       expectObservable(letters(base(callModel, { tools: [waitTool(20)] }))).toBe('i--s---------a---------(rutiaT|)', L);
       expectSubscriptions(m2.subscriptions).toBe('23ms (^!)');
     });
@@ -77,7 +52,7 @@ describe('agentLoop timing', () => {
   it('emits the terminal in the frame the stream fails (api_error)', () => {
     createTestScheduler().run(({ cold, expectObservable }) => {
       const m1 = cold<TransportOutput>('--#', {}, new ApiError(500, 'api_error', 'boom', false));
-      const { callModel } = coldModel([m1]);
+      const { callModel } = coldModel(m1);
       expectObservable(letters(base(callModel))).toBe('i-(T|)', L);
     });
   });
@@ -86,8 +61,8 @@ describe('agentLoop timing', () => {
     createTestScheduler().run(({ cold, expectObservable, flush }) => {
       const tooLong = new ApiError(400, 'invalid_request_error', 'prompt is too long', false);
       const m1 = cold<TransportOutput>('--#', {}, tooLong);
-      const done = burstMarble(eventsOf(message([text('done')])));
-      const m2 = cold<TransportOutput>(done.marble, done.values);
+      const done = replyMarble(message([text('done')]), { frame: 0 });
+      const m2 = cold<TransportOutput>(done.marbles, done.values);
       const governor: ContextGovernor = {
         beforeCall: (input) => of({ type: 'ok', messages: input.messages }),
         reactiveCompact: (input) =>
@@ -95,7 +70,7 @@ describe('agentLoop timing', () => {
             c: { type: 'compacted' as const, messages: input.messages, boundary: { trigger: 'reactive' as const, preTokens: 9, postTokens: 3 } },
           }),
       };
-      const { callModel } = coldModel([m1, m2]);
+      const { callModel } = coldModel(m1, m2);
       let last: TerminalEvent | undefined;
       const events$ = base(callModel, { contextGovernor: governor }).pipe(
         tap((e) => {
@@ -113,11 +88,11 @@ describe('agentLoop timing', () => {
 
   it('re-enters on a blocking Stop hook with the feedback as a user message', () => {
     createTestScheduler().run(({ cold, expectObservable, expectSubscriptions, flush }) => {
-      const r1 = burstMarble(eventsOf(message([text('answer')])), 2);
-      const r2 = burstMarble(eventsOf(message([text('checked answer')])), 10);
-      const m1 = cold<TransportOutput>(r1.marble, r1.values);
-      const m2 = cold<TransportOutput>(r2.marble, r2.values);
-      const { callModel, requests } = coldModel([m1, m2]);
+      const r1 = replyMarble(message([text('answer')]), { frame: 0, start: 2 });
+      const r2 = replyMarble(message([text('checked answer')]), { frame: 0, start: 10 });
+      const m1 = cold<TransportOutput>(r1.marbles, r1.values);
+      const m2 = cold<TransportOutput>(r2.marbles, r2.values);
+      const { callModel, requests } = coldModel(m1, m2);
       const active: boolean[] = [];
       const events$ = base(callModel, {
         hooks: { stop: ({ stopHookActive }) => (active.push(stopHookActive), active.length === 1 ? { block: 'try again' } : {}) },
@@ -133,9 +108,9 @@ describe('agentLoop timing', () => {
 
   it('an abort through the signal while a tool runs ends aborted_tools in that frame and stops the tool', () => {
     createTestScheduler().run(({ cold, expectObservable }) => {
-      const first = burstMarble(eventsOf(message([toolUse('wait', {})])), 1);
-      const m1 = cold<TransportOutput>(first.marble, first.values);
-      const { callModel } = coldModel([m1]);
+      const first = replyMarble(message([toolUse('wait', {})]), { frame: 0, start: 1 });
+      const m1 = cold<TransportOutput>(first.marbles, first.values);
+      const { callModel } = coldModel(m1);
       const controller = new AbortController();
       timer(7).subscribe(() => controller.abort());
       const events$ = base(callModel, { tools: [waitTool(50)], signal: controller.signal });
@@ -145,9 +120,9 @@ describe('agentLoop timing', () => {
 
   it('plain unsubscribe tears everything down and emits nothing more', () => {
     createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const first = responseMarble(eventsOf(message([toolUse('wait', {})])), 9);
-      const m1 = cold<TransportOutput>(first.marble, first.values);
-      const { callModel } = coldModel([m1]);
+      const first = replyMarble({ ...message([toolUse('wait', {})]), endDelayMs: 9 });
+      const m1 = cold<TransportOutput>(first.marbles, first.values);
+      const { callModel } = coldModel(m1);
       expectObservable(letters(base(callModel, { tools: [waitTool(50)] })), '------!').toBe('i--s---', L);
       expectSubscriptions(m1.subscriptions).toBe('^-----!');
     });
@@ -155,9 +130,9 @@ describe('agentLoop timing', () => {
 
   it('is cold: each subscription runs its own loop', () => {
     createTestScheduler().run(({ cold, expectObservable }) => {
-      const r = burstMarble(eventsOf(message([text('answer')])), 1);
-      const m = cold<TransportOutput>(r.marble, r.values);
-      const { callModel, requests } = coldModel([m]);
+      const r = replyMarble(message([text('answer')]), { frame: 0, start: 1 });
+      const m = cold<TransportOutput>(r.marbles, r.values);
+      const { callModel, requests } = coldModel(m, m); // subscribed twice: two calls
       const events$ = base(callModel);
       expectObservable(letters(events$)).toBe('i(aT|)', L);
       expectObservable(letters(events$)).toBe('i(aT|)', L);

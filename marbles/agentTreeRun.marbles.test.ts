@@ -13,8 +13,9 @@ import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import { validateMessagesRequest } from '../src/testing/validateRequest.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { eventsOf, message, text, toolUse } from '../test/loop/helpers.js';
-import { burstMarble, type ColdFactory } from './helpers/fakeModel.js';
+import { message, text, toolUse } from '../test/loop/helpers.js';
+import type { RunHelpers } from 'rxjs/testing';
+import { replyMarble, submitAt } from '../src/testing/index.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 
 const slow = defineAgent({ name: 'slow', description: 'slow', prompt: 'SLOW' });
@@ -22,19 +23,19 @@ const agentCall = (id: string, background: boolean) =>
   toolUse('Agent', { description: 'slow job', prompt: 'do slow', subagent_type: 'slow', ...(background ? { run_in_background: true } : {}) }, id);
 
 /** `parent(n)` plays the parent's n-th response at once; the child answers after `childDelay` frames. */
-function fakeModel(cold: ColdFactory, parent: (n: number) => ReturnType<typeof message>, childDelay: number) {
+function fakeModel(cold: RunHelpers['cold'], parent: (n: number) => ReturnType<typeof message>, childDelay: number) {
   const requests: MessagesRequest[] = [];
-  const childStreams: ReturnType<ColdFactory>[] = [];
+  const childStreams: ReturnType<RunHelpers['cold']>[] = [];
   let parentCalls = 0;
   const callModel: CallModel = (request) => {
     requests.push(request);
     if (request.system !== 'PARENT') {
-      const { marble, values } = burstMarble(eventsOf(message([text('child answer')])), childDelay);
+      const { marbles: marble, values } = replyMarble(message([text('child answer')]), { frame: 0, start: childDelay });
       const stream = cold<TransportOutput>(marble, values);
       childStreams.push(stream);
       return stream;
     }
-    const { marble, values } = burstMarble(eventsOf(parent(parentCalls++)));
+    const { marbles: marble, values } = replyMarble(parent(parentCalls++), { frame: 0 });
     return cold<TransportOutput>(marble, values);
   };
   return { callModel, requests, childStreams };
@@ -83,7 +84,7 @@ describe('createAgentTreeRun submissions', () => {
       requests = model.requests;
       const run = treeRun(model.callModel);
       run.events$.subscribe((e) => events.push(e));
-      timer(5).subscribe(() => run.submit('while you wait: hello', { id: 'c1' }));
+      submitAt(run, 5, 'while you wait: hello', { id: 'c1' });
       flush();
     });
     // launch, answer (turn ends, tree waits), the submission's phase, then the notification's phase.
@@ -110,7 +111,7 @@ describe('createAgentTreeRun submissions', () => {
       requests = model.requests;
       const run = treeRun(model.callModel);
       run.events$.subscribe((e) => events.push(e));
-      timer(6).subscribe(() => run.submit('stop, do this instead', { id: 'c1', interrupt: true }));
+      submitAt(run, 6, 'stop, do this instead', { id: 'c1', interrupt: true });
       flush();
       expectSubscriptions(model.childStreams[0]!.subscriptions).toBe('^ 5ms !');
     });
@@ -153,20 +154,20 @@ describe('createAgentTreeRun submissions', () => {
       let parentCalls = 0;
       const callModel: CallModel = (request) => {
         if (request.system !== 'PARENT') {
-          const { marble, values } = burstMarble(eventsOf(message([text('child answer')])), 4);
+          const { marbles: marble, values } = replyMarble(message([text('child answer')]), { frame: 0, start: 4 });
           return cold<TransportOutput>(marble, values);
         }
         if (parentCalls++ === 0) {
-          const { marble, values } = burstMarble(eventsOf(message([agentCall('t1', false)])));
+          const { marbles: marble, values } = replyMarble(message([agentCall('t1', false)]), { frame: 0 });
           return cold<TransportOutput>(marble, values);
         }
         return cold<TransportOutput>('3ms #', {}, new Error('socket closed'));
       };
       const run = createAgentTreeRun({ model: 'claude-sonnet-4-5', system: 'PARENT', prompt: 'go', agents: { definitions: [slow] }, deps: { callModel } });
       run.events$.subscribe({ next: (e) => events.push(e), error: () => undefined });
-      timer(2).subscribe(() => run.submit('first', { id: 'c1' }));
+      submitAt(run, 2, 'first', { id: 'c1' });
       // The second parent request starts at 4 and fails at 7: c2 is still in the queue then.
-      timer(5).subscribe(() => run.submit('second', { id: 'c2' }));
+      submitAt(run, 5, 'second', { id: 'c2' });
       flush();
     });
     expect(events.filter((e) => e.type === 'terminal')).toHaveLength(1);
@@ -180,7 +181,7 @@ describe('createAgentTreeRun submissions', () => {
       const model = fakeModel(cold, (n) => (n % 2 === 0 ? message([agentCall(`t${n}`, false)]) : message([text('done')])), 10);
       const run = treeRun(model.callModel);
       run.events$.subscribe((e) => runs[0]!.push(e));
-      timer(4).subscribe(() => run.submit('to the first', { id: 'c1' }));
+      submitAt(run, 4, 'to the first', { id: 'c1' });
       flush();
       run.events$.subscribe((e) => runs[1]!.push(e));
       flush();

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { filter, map, take, tap, timer, type Observable } from 'rxjs';
-import { z } from 'zod';
 import { agentLoopWithSubagents, type AgentTreeOptions } from '../src/agents/agentTree.js';
 import { defineAgent } from '../src/agents/definitions.js';
 import { subagentEventOf } from '../src/agents/events.js';
@@ -14,24 +13,15 @@ import type { CallModel } from '../src/loop/options.js';
 import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { defineTool } from '../src/tools/defineTool.js';
 import { eventsOf, message, text, toolUse } from '../test/loop/helpers.js';
-import { burstMarble, type ColdFactory } from './helpers/fakeModel.js';
+import type { RunHelpers } from 'rxjs/testing';
+import { letters as lettersOf, replyMarble, waitTool } from '../src/testing/index.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 
 const fast = defineAgent({ name: 'fast', description: 'quick', prompt: 'FAST' });
 const slow = defineAgent({ name: 'slow', description: 'slow', prompt: 'SLOW' });
 const bg = (id: string, type: string) =>
   toolUse('Agent', { description: `${type} job`, prompt: `do ${type}`, subagent_type: type, run_in_background: true }, id);
-
-const waitTool = (frames: number) =>
-  defineTool({
-    name: 'wait',
-    description: 'waits',
-    inputSchema: z.strictObject({}),
-    isConcurrencySafe: true,
-    call: () => timer(frames).pipe(map(() => ({ type: 'outcome' as const, output: 'waited' }))),
-  });
 
 const userText = (e: LoopEvent): string =>
   e.type === 'user_message' && Array.isArray(e.message.content)
@@ -47,16 +37,12 @@ function letterOf(e: LoopEvent): string | undefined {
   if (e.type === 'terminal') return 'T';
   return undefined;
 }
-const letters = (events$: Observable<LoopEvent>) =>
-  events$.pipe(
-    map(letterOf),
-    filter((l): l is string => l !== undefined),
-  );
+const letters = (events$: Observable<LoopEvent>) => events$.pipe(lettersOf(letterOf));
 const L = { i: 'i', r: 'r', c: 'c', n: 'n', T: 'T' };
 
 /** A fake model: `parent(n)` plays the parent's n-th response; children answer after `childDelay[system]` frames. */
 function fakeModel(
-  cold: ColdFactory,
+  cold: RunHelpers['cold'],
   parent: (n: number) => ReturnType<typeof message>,
   childDelay: Readonly<Record<string, number>>,
 ): { callModel: CallModel; requests: MessagesRequest[] } {
@@ -67,7 +53,7 @@ function fakeModel(
     const system = typeof request.system === 'string' ? request.system : '';
     const delay = childDelay[system];
     const msg = delay !== undefined ? message([text(`${system} answer`)]) : parent(parentCalls++);
-    const { marble, values } = burstMarble(eventsOf(msg), delay ?? 0);
+    const { marbles: marble, values } = replyMarble(msg, { frame: 0, start: delay ?? 0 });
     return cold<TransportOutput>(marble, values);
   };
   return { callModel, requests };
@@ -134,7 +120,7 @@ describe('background subagent notifications (virtual time)', () => {
       const callModel: CallModel = (request) => {
         if (request.system !== 'PARENT') return child;
         const msg = parentCalls++ === 0 ? message([bg('t1', 'slow')]) : message([text('bye')]);
-        const { marble, values } = burstMarble(eventsOf(msg));
+        const { marbles: marble, values } = replyMarble(msg, { frame: 0 });
         return cold<TransportOutput>(marble, values);
       };
       expectObservable(letters(tree(callModel, { agents: { definitions: [slow], waitForBackground: false } }))).toBe('(iriT|)', L);
@@ -148,7 +134,7 @@ describe('background subagent notifications (virtual time)', () => {
       const callModel: CallModel = (request) => {
         if (request.system !== 'PARENT') return child;
         const msg = parentCalls++ === 0 ? message([bg('t1', 'slow')]) : message([text('waiting')]);
-        const { marble, values } = burstMarble(eventsOf(msg));
+        const { marbles: marble, values } = replyMarble(msg, { frame: 0 });
         return cold<TransportOutput>(marble, values);
       };
       const controller = new AbortController();
@@ -169,7 +155,7 @@ describe('background subagent notifications (virtual time)', () => {
         const launches = !request.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
         parentStreams.push(launches ? 'launch' : 'answer');
         const msg = launches ? message([bg('t1', 'slow')]) : message([text('waiting')]);
-        const { marble, values } = burstMarble(eventsOf(msg));
+        const { marbles: marble, values } = replyMarble(msg, { frame: 0 });
         return cold<TransportOutput>(marble, values);
       };
       const tree$ = tree(callModel, { agents: { definitions: [slow] } });
@@ -180,8 +166,8 @@ describe('background subagent notifications (virtual time)', () => {
   });
   it('take(n) unsubscribes synchronously: the model call is cut in the frame of its first event', () => {
     createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const first = burstMarble(eventsOf(message([bg('t1', 'slow')])), 5);
-      const model = cold<TransportOutput>(first.marble, first.values);
+      const first = replyMarble(message([bg('t1', 'slow')]), { frame: 0, start: 5 });
+      const model = cold<TransportOutput>(first.marbles, first.values);
       const tree$ = tree(() => model, { agents: { definitions: [slow] } });
       // Events: the prompt's user_message, iteration_start, then the first model event at frame 5.
       expectObservable(letters(tree$.pipe(take(3)))).toBe('i 4ms |', L);
