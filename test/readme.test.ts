@@ -46,6 +46,7 @@ const expectations: Record<string, RegExp[]> = {
   'A tool starts in the frame its block closes': [/^the tool overlapped the stream$/m],
   'A program written for Claude Code, on rxagent': [/asked: Bash \{"command":"touch hello.txt"\}/, /result: success: Created hello.txt\./],
   'Give the loop MCP servers': [/^mcp__everything__echo: Echo: hi$/m, /terminal: completed/],
+  'Point any client at it': [/^answer: Hello from the script\.$/m, /^valid: true$/m],
 };
 
 /** What the scratch project has installed: the package's dependencies, Node's types, and what a snippet uses beside rxagent. */
@@ -53,6 +54,7 @@ const LINKED = [
   ...Object.keys((JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies),
   '@types/node',
   '@anthropic-ai/claude-agent-sdk',
+  '@anthropic-ai/sdk',
 ];
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'rxagent-readme-'));
@@ -67,9 +69,12 @@ beforeAll(async () => {
   const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], { cwd: root, timeout: 120_000 });
   const tarball = path.join(scratch, stdout.trim().split('\n').at(-1)!);
   mkdirSync(path.join(project, 'node_modules', 'rxagent'), { recursive: true });
-  mkdirSync(path.join(project, 'node_modules', '@types'), { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', path.join(project, 'node_modules', 'rxagent'), '--strip-components=1']);
-  for (const name of LINKED) symlinkSync(path.join(root, 'node_modules', name), path.join(project, 'node_modules', name), 'dir');
+  for (const name of LINKED) {
+    const link = path.join(project, 'node_modules', name);
+    mkdirSync(path.dirname(link), { recursive: true }); // a scope folder (@types, ...)
+    symlinkSync(path.join(root, 'node_modules', name), link, 'dir');
+  }
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'readme-snippets', private: true, type: 'module' }));
   writeFileSync(
     path.join(project, 'tsconfig.json'),
