@@ -108,7 +108,7 @@ describe('README snippets', () => {
 
   it('the package ships what the snippets import', () => {
     const manifest = JSON.parse(readFileSync(path.join(project, 'node_modules', 'rxagent', 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    expect(Object.keys(manifest.exports)).toEqual(['.', './operators', './testing']);
+    expect(Object.keys(manifest.exports)).toEqual(expect.arrayContaining(['.', './operators', './testing']));
     expect(existsSync(path.join(project, 'node_modules', 'rxagent', 'dist', 'src', 'testing', 'index.d.ts'))).toBe(true);
     // Tests and marble specs stay out of the package.
     expect(existsSync(path.join(project, 'node_modules', 'rxagent', 'dist', 'test'))).toBe(false);
