@@ -14,7 +14,7 @@
  * drops them from context rather than rejecting the request.
  */
 import { isApiBlockType } from '../protocol/content.js';
-import { messagesRequestSchema } from '../protocol/request.js';
+import { apiRequestSchema } from './apiRequestSchema.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,11 +24,13 @@ export function validateMessagesRequest(body: unknown): string[] {
   const errors: string[] = [];
   const structural = checkStructure(body);
 
-  const parsed = messagesRequestSchema.safeParse(body);
+  const parsed = apiRequestSchema.safeParse(body);
   if (!parsed.success) {
     for (const issue of flattenIssues(parsed.error.issues, [])) {
       // A non-object tool_use input is reported by the structural check, in clearer words.
       if (isToolUseInputPath(body, issue.path)) continue;
+      // A block type the API does not take is reported by checkContent, in its own words.
+      if (issue.path.length === 5 && issue.path[0] === 'messages' && issue.path[2] === 'content' && issue.path[4] === 'type') continue;
       errors.push(`${formatPath(issue.path)}: ${issue.message}`);
     }
   }
