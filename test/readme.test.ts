@@ -55,6 +55,7 @@ const LINKED = [
   '@types/node',
   '@anthropic-ai/claude-agent-sdk',
   '@anthropic-ai/sdk',
+  '@modelcontextprotocol/server-everything',
 ];
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'rxagent-readme-'));
