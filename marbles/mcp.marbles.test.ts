@@ -17,8 +17,9 @@ import { createMcpToolSet } from '../src/mcp/toolSet.js';
 import { defineTool } from '../src/tools/defineTool.js';
 import type { Tool, ToolYield } from '../src/tools/types.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { eventsOf, message, text, toolUse } from '../test/loop/helpers.js';
-import { burstMarble, coldModel, responseMarble, type ColdFactory } from './helpers/fakeModel.js';
+import { message, text, toolUse } from '../test/loop/helpers.js';
+import type { RunHelpers } from 'rxjs/testing';
+import { coldModel, replyMarble } from '../src/testing/index.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 
 const LETTER: Partial<Record<LoopEvent['type'], string>> = {
@@ -37,7 +38,7 @@ const letters = (events$: Observable<LoopEvent>) =>
 const L = Object.fromEntries(Object.values(LETTER).map((l) => [l, l]));
 
 /** An "MCP" tool whose call is a cold stream: progress, progress, outcome. */
-function progressTool(name: string, cold: ColdFactory, marble = '-p-p-(o|)'): Tool {
+function progressTool(name: string, cold: RunHelpers['cold'], marble = '-p-p-(o|)'): Tool {
   return defineTool({
     name,
     description: name,
@@ -74,9 +75,9 @@ describe('MCP tools and the loop, in virtual time', () => {
     createTestScheduler().run(({ cold, hot, expectObservable, flush }) => {
       const x = progressTool('mcp__s__x', cold);
       const y = progressTool('mcp__s__y', cold);
-      const first = responseMarble(eventsOf(message([toolUse('mcp__s__x', {})])), 9); // block stop at 3, end at 13
-      const second = burstMarble(eventsOf(message([text('done')])));
-      const { callModel, requests } = coldModel([cold<TransportOutput>(first.marble, first.values), cold<TransportOutput>(second.marble, second.values)]);
+      const first = replyMarble({ ...message([toolUse('mcp__s__x', {})]), endDelayMs: 9 }); // block stop at 3, end at 13
+      const second = replyMarble(message([text('done')]), { frame: 0 });
+      const { callModel, requests } = coldModel(cold<TransportOutput>(first.marbles, first.values), cold<TransportOutput>(second.marbles, second.values));
       // r at 5 (during the call): re-listing; b at 20, after the response ended at 13.
       const mcp$ = hot('-----r--------------b', { r: mcpTools([x], true), b: mcpTools([x, y]) });
       //                                 the call: start at 3, progress at 4 and 6, result at 8; the
@@ -92,12 +93,12 @@ describe('MCP tools and the loop, in virtual time', () => {
     scheduler.run(({ cold, hot, flush }) => {
       const x = progressTool('mcp__s__x', cold, '-(o|)');
       const y = progressTool('mcp__s__y', cold, '-(o|)');
-      const call = (name: string) => responseMarble(eventsOf(message([toolUse(name, {})])), 5); // end at 9
-      const done = burstMarble(eventsOf(message([text('done')])));
-      const m1 = cold<TransportOutput>(call('mcp__s__x').marble, call('mcp__s__x').values);
-      const m2 = cold<TransportOutput>(call('mcp__s__x').marble, call('mcp__s__x').values);
-      const m3 = cold<TransportOutput>(done.marble, done.values);
-      const model = coldModel([m1, m2, m3]);
+      const call = (name: string) => replyMarble({ ...message([toolUse(name, {})]), endDelayMs: 5 }); // end at 9
+      const done = replyMarble(message([text('done')]), { frame: 0 });
+      const m1 = cold<TransportOutput>(call('mcp__s__x').marbles, call('mcp__s__x').values);
+      const m2 = cold<TransportOutput>(call('mcp__s__x').marbles, call('mcp__s__x').values);
+      const m3 = cold<TransportOutput>(done.marbles, done.values);
+      const model = coldModel(m1, m2, m3);
       const sentAt: number[] = [];
       const callModel: CallModel = (request, options) => {
         sentAt.push(scheduler.now());
@@ -117,9 +118,9 @@ describe('MCP tools and the loop, in virtual time', () => {
   it('a server that dies while re-listing: its tools leave and the loop goes on (no wait forever)', () => {
     createTestScheduler().run(({ cold, hot, expectObservable, flush }) => {
       const x = progressTool('mcp__s__x', cold, '-(o|)');
-      const first = responseMarble(eventsOf(message([toolUse('mcp__s__x', {})])), 5);
-      const second = burstMarble(eventsOf(message([text('done')])));
-      const { callModel, requests } = coldModel([cold<TransportOutput>(first.marble, first.values), cold<TransportOutput>(second.marble, second.values)]);
+      const first = replyMarble({ ...message([toolUse('mcp__s__x', {})]), endDelayMs: 5 });
+      const second = replyMarble(message([text('done')]), { frame: 0 });
+      const { callModel, requests } = coldModel(cold<TransportOutput>(first.marbles, first.values), cold<TransportOutput>(second.marbles, second.values));
       const gone: McpTools = { ...mcpTools([]), servers: [{ name: 's', status: 'failed', error: 'closed' }] };
       const mcp$ = hot('----r-------f', { r: mcpTools([x], true), f: gone });
       expectObservable(letters(loopWith(callModel, mcpTools([x]), mcp$))).toBe('i--sr----a--(iaT|)', L);
@@ -131,8 +132,8 @@ describe('MCP tools and the loop, in virtual time', () => {
   it('unsubscribing while the next iteration waits for a re-listing sends no request (cold, nothing left running)', () => {
     createTestScheduler().run(({ cold, hot, expectObservable, flush }) => {
       const x = progressTool('mcp__s__x', cold, '-(o|)');
-      const first = responseMarble(eventsOf(message([toolUse('mcp__s__x', {})])), 5);
-      const { callModel, requests } = coldModel([cold<TransportOutput>(first.marble, first.values)]);
+      const first = replyMarble({ ...message([toolUse('mcp__s__x', {})]), endDelayMs: 5 });
+      const { callModel, requests } = coldModel(cold<TransportOutput>(first.marbles, first.values));
       const mcp$ = hot('----r', { r: mcpTools([x], true) });
       expectObservable(letters(loopWith(callModel, mcpTools([x]), mcp$)), '^ 30ms !').toBe('i--sr----a', L);
       flush();
