@@ -39,6 +39,8 @@ async function probe(
   env: Readonly<Record<string, string>> = {},
   /** Sees the whole stdout so far after each chunk (to open a script's gates on what was printed). */
   watch?: (stdout: string) => void,
+  /** The test's own signal: when vitest gives up on a hang, the child is killed with it. */
+  signal?: AbortSignal,
 ): Promise<TimedRun> {
   const server = await startScriptedServer({ script });
   try {
@@ -46,6 +48,7 @@ async function probe(
       cwd: box.cwd,
       env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'sk-spec13', ANTHROPIC_BASE_URL: server.baseURL, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(signal === undefined ? {} : { signal }),
     });
     let stdout = '';
     let stderr = '';
@@ -68,19 +71,17 @@ async function probe(
   }
 }
 
-/** Resolves after `ms` (unref'd: never keeps the test process alive). */
-const giveUpAfter = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
 /**
  * Once `ready()` holds and every FIFO in `names` has a reader at the same time (opening a FIFO
  * for writing without blocking fails with ENXIO while nobody reads it), writes a line to each and
- * closes them; resolves true. Gives up after 12 s, closing what it opened, and resolves false.
+ * closes them; resolves true. No deadline of its own (a window would be a race on a loaded
+ * machine): it gives up only when the test's `signal` aborts, closing what it opened, and
+ * resolves false.
  */
-async function releaseWhenBothRead(dir: string, names: readonly string[], ready: () => boolean): Promise<boolean> {
+async function releaseWhenBothRead(dir: string, names: readonly string[], ready: () => boolean, signal: AbortSignal): Promise<boolean> {
   const fds = new Map<string, number>();
-  const deadline = Date.now() + 12_000;
   try {
-    while (Date.now() < deadline) {
+    while (!signal.aborted) {
       if (ready()) {
         for (const name of names) {
           if (fds.has(name)) continue;
@@ -145,10 +146,12 @@ const blockTexts = (m: MessageParam | undefined): string[] =>
   m === undefined ? [] : typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
 
 describe.concurrent('SPEC §13 through the built command', () => {
-  test('tool start: a safe tool runs when its block closes, its result line out long before the response ends', async () => {
+  test('tool start: a safe tool runs when its block closes, its result line out long before the response ends', async ({ signal }) => {
     const box = makeSandbox({ 'early.txt': 'EARLY\n' });
-    // The block after the tool call is held until the call's result line is out (or 10 s, so a
-    // CLI that waits for the response's end fails the assertions below instead of hanging).
+    // The block after the tool call is held until the call's result line is out, and nothing
+    // else opens it: no timer can open it early on a loaded machine. A CLI that waits for the
+    // response's end before running the tool therefore never finishes; vitest's hang bound
+    // fails the test and its signal kills the child.
     const resultPrinted = gate();
     const run = await probe(
       [
@@ -156,7 +159,7 @@ describe.concurrent('SPEC §13 through the built command', () => {
           kind: 'message',
           blocks: [
             { type: 'tool_use', id: 'toolu_early', name: 'Read', input: { file_path: 'early.txt' } },
-            { type: 'text', text: 'still talking', startAfter: Promise.race([resultPrinted.promise, giveUpAfter(10_000)]) },
+            { type: 'text', text: 'still talking', startAfter: resultPrinted.promise },
           ],
         },
         text('done'),
@@ -167,9 +170,9 @@ describe.concurrent('SPEC §13 through the built command', () => {
       {},
       // The user line with the result, not any line naming the call (progress lines do too).
       (stdout) => void (stdout.split('\n').some((l) => l.includes('"type":"user"') && l.includes('"tool_use_id":"toolu_early"')) && resultPrinted.open()),
+      signal,
     );
     expect(run.code).toBe(0);
-    expect(resultPrinted.isOpen()).toBe(true);
     const user = only(run.lines, 'user')[0]!;
     expect(JSON.stringify(user.message.content)).toContain('EARLY');
     const resultAt = run.lineTimes[run.lines.indexOf(user)]!;
@@ -562,21 +565,22 @@ process.stdin.on('end', () => { appendFileSync(${JSON.stringify(log)}, input.tri
     expect((fed[2]!.content as { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_r1', 'toolu_e', 'toolu_r2']);
   });
 
-  test('two read-only shell commands and a Read run at the same time', async () => {
+  test('two read-only shell commands and a Read run at the same time', async ({ signal }) => {
     const box = makeSandbox({ 'r.txt': 'READ_SIDE\n' });
     // Each command reads its own FIFO (read-only, so both may run at once) and ends only when the
     // test writes to it, which it does once the Read's result is out AND both commands hold their
     // FIFO open at the same moment. Run one after the other, or behind the Read, they would wait
-    // for each other until their 10 s timeout and come back as errors. (It used to be two
-    // `sleep 1` measured against a window, which a loaded machine missed.)
+    // for each other and never end: vitest's hang bound fails the test and its signal kills the
+    // child. The commands' own timeout is longer than that bound, so no window is left to miss.
+    // (It used to be two `sleep 1` measured against a window, which a loaded machine missed.)
     for (const name of ['b1.fifo', 'b2.fifo']) execFileSync('mkfifo', [join(box.cwd, name)]);
     let stdout = '';
-    const released = releaseWhenBothRead(box.cwd, ['b1.fifo', 'b2.fifo'], () => stdout.includes('"tool_use_id":"toolu_read"'));
+    const released = releaseWhenBothRead(box.cwd, ['b1.fifo', 'b2.fifo'], () => stdout.includes('"tool_use_id":"toolu_read"'), signal);
     const run = await probe(
       [
         tools(
-          { id: 'toolu_b1', name: 'Bash', input: { command: 'cat b1.fifo', timeout: 10_000 } },
-          { id: 'toolu_b2', name: 'Bash', input: { command: 'cat b2.fifo', timeout: 10_000 } },
+          { id: 'toolu_b1', name: 'Bash', input: { command: 'cat b1.fifo', timeout: 600_000 } },
+          { id: 'toolu_b2', name: 'Bash', input: { command: 'cat b2.fifo', timeout: 600_000 } },
           { id: 'toolu_read', name: 'Read', input: { file_path: 'r.txt' } },
         ),
         text('Ran.'),
@@ -586,6 +590,7 @@ process.stdin.on('end', () => { appendFileSync(${JSON.stringify(log)}, input.tri
       box,
       {},
       (out) => (stdout = out),
+      signal,
     );
     expect(run.code).toBe(0);
     expect(await released).toBe(true);
