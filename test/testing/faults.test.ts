@@ -277,14 +277,14 @@ describe('a bad script', () => {
 });
 
 describe('close() with timers pending', () => {
-  it('returns promptly while a response waits on a long delay, and ends that response', async () => {
-    const s = await start({ script: [{ kind: 'message', blocks: [{ type: 'text', text: 'late', delayMs: 10_000 }] }] });
+  it('returns while a response waits on a long delay, and ends that response', async () => {
+    // An hour's delay: a close() that waited for it would outlast vitest's hang bound, so close()
+    // returning at all is the check (no elapsed-time bound for a loaded machine to miss).
+    const s = await start({ script: [{ kind: 'message', blocks: [{ type: 'text', text: 'late', delayMs: 3_600_000 }] }] });
     const res = await post(s.baseURL, validBody());
     const reading = readUntilEnd(res);
     await s.waitForRequests(1);
-    const t0 = Date.now();
     await s.close();
-    expect(Date.now() - t0).toBeLessThan(5000); // not the 10 s delay
     const { text } = await reading;
     expect(eventTypes(text)).toEqual(['message_start']);
   });
