@@ -177,12 +177,11 @@ describe('special files inside the workspace', () => {
   test('a FIFO is refused at once for Read and Write instead of hanging', async () => {
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [join(work, 'pipe')]);
-    const started = Date.now();
+    // No elapsed-time bound: a tool blocked on the FIFO never settles, so vitest's hang bound fails it.
     await expect(read({ file_path: 'pipe' })).rejects.toThrow(/not a regular file|FIFO/);
     await expect(ws.openInside(join(work, 'pipe'), 'write')).rejects.toThrow(/not a regular file|FIFO/);
     await expect(grep({ pattern: 'x', path: 'pipe' })).rejects.toThrow(/not a regular file/);
     expect(await grep({ pattern: 'hello' })).toContain('src/a.txt'); // the walk skips the FIFO
-    expect(Date.now() - started).toBeLessThan(10_000); // refused, not blocked on the FIFO forever
   });
 });
 
