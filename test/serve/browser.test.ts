@@ -199,10 +199,10 @@ describe('rxagent serve in a real browser', () => {
     expect(alive()).toBe(true);
     await shot(page, '05-running-tool');
     await page.locator('#stop').click();
-    await page.locator('.tool[data-tool-name="Bash"][data-status="cancelled"]').waitFor({ timeout: 10_000 });
-    await lastTurnEnd(page).waitFor({ timeout: 10_000 });
+    await page.locator('.tool[data-tool-name="Bash"][data-status="cancelled"]').waitFor({ timeout: 60_000 });
+    await lastTurnEnd(page).waitFor({ timeout: 60_000 });
     expect(await lastTurnEnd(page).getAttribute('data-reason')).toMatch(/^aborted_/);
-    await eventually(() => !alive(), { what: `the end of process ${pid}`, timeoutMs: 10_000 });
+    await eventually(() => !alive(), { what: `the end of process ${pid}`, timeoutMs: 60_000 });
     expect(await page.locator('#stop').isDisabled()).toBe(true);
     await page.close();
   });
