@@ -2,7 +2,8 @@
  * The marble kit of `rxagent/testing`, each piece on its own: the event builders feed a real
  * loop, `replyMarble` puts each event on the frame it promises (checked by parsing the diagram
  * back), `coldModel` records requests and subscriptions, the letter operators drop what they do
- * not name, the tool fixtures keep their frames, and `submitAt` submits in its frame.
+ * not name, the tool fixtures keep their frames, `submitAt` submits in its frame, and
+ * `inputMarble` draws `agentLoop({ input$ })`'s input for `hot()`.
  */
 import fc from 'fast-check';
 import { lastValueFrom, toArray, type Observable } from 'rxjs';
@@ -18,6 +19,7 @@ import {
   coldModel,
   eventLetters,
   inputJsonDelta,
+  inputMarble,
   letters,
   marbleFromTimeline,
   messageDelta,
@@ -256,5 +258,41 @@ describe('submitAt and testScheduler', () => {
       expect(JSON.stringify(model.requests[1]!.messages.at(-1))).toContain('also this');
     });
     expect(() => testScheduler().run(({ cold, expectObservable }) => expectObservable(cold('a')).toBe('b'))).toThrow();
+  });
+});
+
+describe('inputMarble', () => {
+  it('one submission per letter: a string is the text, an object keeps its id and interrupt; ids default to input-<letter>', () => {
+    const typed = inputMarble('-a 10ms (bc)', { a: 'check the tests', b: { input: 'stop', interrupt: true }, c: { id: 'mine', input: 'and this' } });
+    expect(typed.marbles).toBe('-a 10ms (bc)');
+    expect(typed.values).toEqual({
+      a: { id: 'input-a', input: 'check the tests' },
+      b: { id: 'input-b', input: 'stop', interrupt: true },
+      c: { id: 'mine', input: 'and this' },
+    });
+    expect(framesOf(typed.marbles)).toEqual([1, 12, 12]);
+  });
+
+  it('a letter without an input, or an input without a letter, is a RangeError naming it', () => {
+    expect(() => inputMarble('-a-b', { a: 'x' })).toThrow(new RangeError("inputMarble: the letter 'b' of '-a-b' has no input"));
+    expect(() => inputMarble('-a', { a: 'x', z: 'y' })).toThrow(new RangeError("inputMarble: the input 'z' is not in '-a'"));
+  });
+
+  it("feeds agentLoop({ input$ }) through hot(): typed during the tool, carried next to its result; input$ is read until the terminal", () => {
+    testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions, flush }) => {
+      const call = replyMarble([{ type: 'tool_use', name: 'wait', input: {} }]);
+      const after = replyMarble([{ type: 'text', text: 'ok' }], { frame: 0, response: 1 });
+      const model = coldModel(cold(call.marbles, call.values), cold(after.marbles, after.values));
+      const typed = inputMarble('----a', { a: 'also this' });
+      const input$ = hot(typed.marbles, typed.values);
+      const events$ = agentLoop({ model: 'claude-sonnet-4-5', prompt: 'go', tools: [waitTool(5)], input$, deps: { callModel: model.callModel } });
+      expectObservable(events$.pipe(letters({ tool_start: 's', tool_result: 'r', terminal: 'T' }))).toBe('---s----(rT|)');
+      expectSubscriptions(input$.subscriptions).toBe('^-------!');
+      flush();
+      expect(model.requests[1]!.messages.at(-1)).toEqual({
+        role: 'user',
+        content: [expect.objectContaining({ type: 'tool_result', content: 'waited 5' }), { type: 'text', text: 'also this' }],
+      });
+    });
   });
 });

@@ -22,6 +22,8 @@ export { EVENT_LETTERS, eventLetters, letters } from './letters.js';
 export type { LetterMap } from './letters.js';
 export { neverTool, progressTool, throwingTool, waitTool } from './toolFixtures.js';
 export type { FixtureOptions } from './toolFixtures.js';
+export { inputMarble } from './inputMarble.js';
+export type { InputMarble, TypedInput } from './inputMarble.js';
 export { submitAt } from './submitAt.js';
 export type { ScheduledSubmission } from './submitAt.js';
 export { testScheduler } from './testScheduler.js';
