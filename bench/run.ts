@@ -1,6 +1,8 @@
 /**
- * `npm run bench`: runs every registered bench module in this process, prints a table and merges
- * the figures into `bench/results.json` (figures of modules not run now are kept).
+ * `npm run bench`: runs every registered bench module in this process, prints a table, writes the
+ * figures to `bench/results.json` and regenerates the README's benchmark table from that file.
+ * A full run replaces the file; a run of named modules merges into it (the others' figures are
+ * kept). Nothing else writes the file: no test does, so the tree stays clean after `npm test`.
  *
  * To add an area: write `bench/<area>.bench.ts` exporting a `BenchModule`, and list it below.
  * `node dist/bench/run.js <name> ...` runs only the named modules.
@@ -15,6 +17,7 @@ import { loadBench } from './load.bench.js';
 import { loopBench } from './loop.bench.js';
 import { loopStreamBench } from './loopStream.bench.js';
 import type { BenchModule, Figures } from './figures.js';
+import { updateReadmeTable } from './readmeTable.js';
 import { sessionBench } from './session.bench.js';
 import { soakBench } from './soak.bench.js';
 import { toolsBench } from './tools.bench.js';
@@ -23,6 +26,7 @@ const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
+const README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 function readExisting(): Figures {
   try {
@@ -58,13 +62,15 @@ async function main(): Promise<void> {
     console.error(`bench ${module.name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   printTable(measured);
-  // Re-read right before writing: keep figures other modules wrote meanwhile.
-  const merged = { ...readExisting(), ...measured };
+  // A full run replaces every figure (none goes stale); a partial one keeps the others', re-read
+  // right before writing so figures another run wrote meanwhile are kept.
+  const merged = only.length === 0 ? measured : { ...readExisting(), ...measured };
   const sorted = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
   // Write then rename: a reader (or a concurrent run) never sees a half-written file.
   writeFileSync(`${RESULTS_PATH}.tmp`, `${JSON.stringify({ figures: sorted }, null, 2)}\n`);
   renameSync(`${RESULTS_PATH}.tmp`, RESULTS_PATH);
   console.log(`\nwrote ${Object.keys(measured).length} figure(s) to ${RESULTS_PATH}`);
+  if (!updateReadmeTable(README_PATH, sorted)) console.error(`README.md has no benchmark table markers; not updated`);
 }
 
 main().catch((error: unknown) => {

@@ -4,7 +4,7 @@
  * - `scheduler.overhead_us_per_tool`: 10,000 no-op safe tools through `runToolCall` and
  *   `scheduleTools` (fed the assembled blocks synchronously), minus a plain loop that calls the
  *   same functions the pipeline calls for each tool (input schema `safeParse`, then `call`), in
- *   the same run, per tool. Median CPU time of interleaved repetitions.
+ *   the same run, per tool. Median CPU time of interleaved rounds.
  * - `scheduler.block_stop_to_call_ms_p50` / `_p99`: over a real HTTP stream from the scripted
  *   server (createMessagesClient + assembleBlocks + scheduleTools), the time from the client
  *   emitting a tool_use's `content_block_stop` to the start of that tool's `call`.
@@ -60,13 +60,13 @@ async function overhead(): Promise<Figures> {
         }
       },
     },
-    { warmup: 3, repetitions: 9 },
+    { warmup: 3, rounds: 9 },
   );
   if (sink === 0) throw new Error('nothing ran');
   // CPU time of this process, not wall time: on a shared 2-core machine wall time mostly measures
   // the neighbours. (Both are printed to stderr for the record.)
-  const perToolUs = ((results.scheduled.medianCpuMs - results.plainLoop.medianCpuMs) * 1000) / TOOLS_PER_BATCH;
-  const wallUs = ((results.scheduled.medianMs - results.plainLoop.medianMs) * 1000) / TOOLS_PER_BATCH;
+  const perToolUs = ((results.scheduled.cpu.median - results.plainLoop.cpu.median) * 1000) / TOOLS_PER_BATCH;
+  const wallUs = ((results.scheduled.wall.median - results.plainLoop.wall.median) * 1000) / TOOLS_PER_BATCH;
   console.error(`scheduler overhead per tool: ${perToolUs.toFixed(2)} us CPU, ${wallUs.toFixed(2)} us wall`);
   return { 'scheduler.overhead_us_per_tool': { value: perToolUs, unit: 'us', target: '<= 20' } };
 }
