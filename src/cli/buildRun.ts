@@ -6,8 +6,8 @@
  * `loopOptions` then gives the options of one user turn for `agentLoopWithSubagents` (the loop
  * plus the `Agent` tool, unless `--tools` leaves it out).
  */
-import { mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors.js';
 import { createContextGovernor } from '../context/createContextGovernor.js';
 import { createHookRunners } from '../hooks/createHookRunners.js';
@@ -36,6 +36,8 @@ import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } f
 import { DEFAULT_MAX_TOKENS, type CliOptions, type PermissionModeName } from './args.js';
 import type { PermissionDenial } from './output/resultLine.js';
 import { composeSystemPrompt } from './systemPrompt.js';
+import { loadMemoryFiles, memorySection } from './claudeMd.js';
+import { expandSlashCommand, loadSlashCommands } from './slashCommands.js';
 import { createStructuredOutput, STRUCTURED_OUTPUT_TOOL, type StructuredOutputState } from './structuredOutput.js';
 import type { McpServerStatus } from '../mcp/connectMcpServers.js';
 import { mcpLimitsFromEnv } from '../mcp/limits.js';
@@ -77,6 +79,8 @@ export interface PreparedRun {
   readonly permissionMode: PermissionModeName;
   readonly apiKeySource: string;
   readonly transcriptPath: string;
+  /** Custom slash commands (`.claude/commands/*.md`). */
+  readonly slashCommands: ReadonlyArray<{ readonly name: string; readonly description: string; readonly argumentHint: string }>;
   /** The subagents the Agent tool may start (name, description, model), for the host. */
   readonly agents: ReadonlyArray<{ readonly name: string; readonly description: string; readonly model?: string }>;
   /** What confines shell commands and hooks in this run (said once at start when it is nothing). */
@@ -136,31 +140,42 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   if (options.ignoredFlags.length > 0) runEnv.onWarning(`${options.ignoredFlags.join(', ')}: accepted for the Agent SDK; rxagent has nothing they configure`);
   if (ignored.length > 0) runEnv.onWarning(`--tools: ${ignored.join(', ')} ${ignored.length === 1 ? 'is a Claude Code tool' : 'are Claude Code tools'} rxagent does not have; ignored`);
   const env = runEnv.env;
-  const apiKey = env['ANTHROPIC_API_KEY'];
-  if (apiKey === undefined || apiKey === '') {
-    throw new ConfigurationError('ANTHROPIC_API_KEY is not set (export it, or run `npm start` for the scripted demo)');
+  const apiKey = env['ANTHROPIC_API_KEY'] || undefined;
+  const authToken = env['ANTHROPIC_AUTH_TOKEN'] || undefined;
+  if (apiKey === undefined && authToken === undefined) {
+    throw new ConfigurationError(`ANTHROPIC_API_KEY is not set (export it${insideThisRepository(runEnv.cwd) ? ', or run `npm start` for the scripted demo' : ', or ANTHROPIC_AUTH_TOKEN for a bearer token'})`);
   }
-  const maxRetries = maxRetriesFrom(env['RXAGENT_MAX_RETRIES']);
+  const maxRetries = maxRetriesFrom(env['RXAGENT_MAX_RETRIES'] ?? env['CLAUDE_CODE_MAX_RETRIES']);
   const baseURL = env['ANTHROPIC_BASE_URL'] || DEFAULT_BASE_URL;
 
   const cwd = resolve(runEnv.cwd);
   for (const dir of options.addDirs) assertDirectory(resolve(cwd, dir), '--add-dir');
-  const settings = await loadSettings({ cwd, homeDir: runEnv.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
+  const settings = await loadSettings({
+    cwd,
+    homeDir: runEnv.homeDir,
+    ...(options.settings ? { settingsFile: options.settings } : {}),
+    ...(options.settingSources ? { sources: options.settingSources } : {}),
+  });
   settings.warnings.forEach(runEnv.onWarning);
+  const memory = loadMemoryFiles({ cwd, homeDir: runEnv.homeDir, ...(options.settingSources ? { sources: options.settingSources } : {}) });
+  memory.warnings.forEach(runEnv.onWarning);
+  const slash = loadSlashCommands({ cwd, homeDir: runEnv.homeDir, ...(options.settingSources ? { sources: options.settingSources } : {}) });
+  slash.warnings.forEach(runEnv.onWarning);
   const agentDefinitions = agentToolOn ? await loadCliAgentDefinitions(cwd, options.agents) : [];
   const mcpSources = resolveMcpServers({
     cwd,
     homeDir: runEnv.homeDir,
     mcpConfig: options.mcpConfig,
     strict: options.strictMcpConfig,
-    ...(options.settings ? { settingsFile: options.settings } : {}),
+    // Inline `--settings` JSON names no file (its keys reach loadSettings above).
+    ...(options.settings && !options.settings.trimStart().startsWith('{') ? { settingsFile: options.settings } : {}),
   });
   const mcpLimits = mcpLimitsFromEnv(env);
 
   const store = createJsonlSessionStore({
     workspace: cwd,
     dir: join(runEnv.homeDir, '.rxagent', 'projects', workspaceSlug(cwd)),
-    redactSecrets: [apiKey],
+    redactSecrets: [apiKey, authToken].filter((s): s is string => s !== undefined),
   });
   const session = await openSession(options, store, cwd);
   session.warnings.forEach((w) => runEnv.onWarning(`session: ${w.message}`));
@@ -170,7 +185,13 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   let client: ClosableMessagesClient | undefined;
   let mcp: McpSession | undefined;
   try {
-    client = createMessagesClient({ baseURL, apiKey, ...(maxRetries === undefined ? {} : { maxRetries }) });
+    client = createMessagesClient({
+      baseURL,
+      // A bearer token alone: the client needs a key value, the header below replaces its use.
+      apiKey: apiKey ?? (authToken as string),
+      headers: requestHeaders(env, options.betas, apiKey === undefined),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+    });
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
     const toolResultsDir = join(store.dir, sessionId, 'tool-results');
     mkdirSync(toolResultsDir, { recursive: true, mode: 0o700 });
@@ -232,7 +253,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       };
     };
     let permissionMode = options.permissionMode;
-    let model = options.model;
+    let model = options.modelGiven ? options.model : (settings.model ?? options.model);
     let thinkingTokens: number | undefined = options.maxThinkingTokens;
     // Rebuilt when the mode or the session's rules change; a call already deciding keeps its policy.
     let canUseTool = canUseToolIn(permissionMode);
@@ -257,8 +278,8 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       sandbox,
     });
     const governor = createContextGovernor({ client, sessionDir: join(store.dir, sessionId), tools });
-    const append = [options.appendSystemPrompt, structured?.instructions].filter((t) => t !== undefined && t !== '').join('\n\n');
-    const system = composeSystemPrompt(options.systemPrompt, append === '' ? undefined : append, {
+    const append = [readPromptFile(options.appendSystemPromptFile) ?? options.appendSystemPrompt, memorySection(memory.files), structured?.instructions].filter((t) => t !== undefined && t !== '').join('\n\n');
+    const system = composeSystemPrompt(readPromptFile(options.systemPromptFile) ?? options.systemPrompt, append === '' ? undefined : append, {
       cwd,
       extraDirs: options.addDirs.map((d) => resolve(cwd, d)),
       platform: runEnv.platform,
@@ -279,7 +300,8 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       get permissionMode() {
         return permissionMode;
       },
-      apiKeySource: 'ANTHROPIC_API_KEY',
+      apiKeySource: apiKey === undefined ? 'none' : 'ANTHROPIC_API_KEY',
+      slashCommands: slash.commands.map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint })),
       transcriptPath,
       sandbox: sandbox.status,
       get mcpServers() {
@@ -298,7 +320,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
           tools,
           refreshTools: mcpSession.refreshTools,
           messages: run.history,
-          prompt,
+          prompt: typeof prompt === 'string' ? expandSlashCommand(prompt, slash.commands) : prompt,
           maxOutputTokens: DEFAULT_MAX_TOKENS,
           hooks: { ...hooks.loopHooks, ...(structured ? { stop: structured.wrapStop(hooks.loopHooks.stop) } : {}), ...hooks.toolHooks },
           // Reads the current policy at each call, so set_permission_mode reaches a running turn.
@@ -316,7 +338,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       };
       },
       setModel: (next) => {
-        model = next ?? options.model;
+        model = next ?? (options.modelGiven ? options.model : (settings.model ?? options.model));
       },
       setMaxThinkingTokens: (tokens) => {
         thinkingTokens = tokens ?? options.maxThinkingTokens;
@@ -360,6 +382,47 @@ function removedByDenyRules(toolName: string, denyRules: readonly string[]): boo
   });
 }
 
+/**
+ * Headers of every request beyond the client's own: `ANTHROPIC_CUSTOM_HEADERS` ("Name: value"
+ * per line), `anthropic-beta` from `--betas` and `ANTHROPIC_BETAS`, and with only
+ * `ANTHROPIC_AUTH_TOKEN` its `Authorization: Bearer` (and no x-api-key).
+ */
+export function requestHeaders(env: Readonly<Record<string, string | undefined>>, betas: readonly string[], bearerOnly: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of (env['ANTHROPIC_CUSTOM_HEADERS'] ?? '').split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const allBetas = [...(env['ANTHROPIC_BETAS'] ?? '').split(','), ...betas].map((b) => b.trim()).filter((b) => b !== '');
+  if (allBetas.length > 0) headers['anthropic-beta'] = [...new Set(allBetas)].join(',');
+  const token = env['ANTHROPIC_AUTH_TOKEN'];
+  if (token) headers['authorization'] = `Bearer ${token}`;
+  if (bearerOnly) headers['x-api-key'] = '';
+  return headers;
+}
+
+/** `--system-prompt-file` and friends: the file's text (a clear error when unreadable). */
+function readPromptFile(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigurationError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** Whether `cwd` is inside a clone of rxagent itself (where `npm start` runs the demo). */
+function insideThisRepository(cwd: string): boolean {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'rxagent') return true;
+    } catch {
+      // no package.json here
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
 /** A clear configuration error, before anything is created, for a directory flag that names no directory. */
 function assertDirectory(path: string, flag: string): void {
   let isDir: boolean;
@@ -382,6 +445,7 @@ export function describeRun(run: PreparedRun): RunDescription {
     apiKeySource: run.apiKeySource,
     version: packageVersion(),
     agents: run.agents.map((a) => a.name),
+    slashCommands: run.slashCommands.map((c) => c.name),
     maxOutputTokens: DEFAULT_MAX_TOKENS,
     ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
     mcpServers: (run.mcpServers ?? []).map(({ name, status }) => ({ name, status })),

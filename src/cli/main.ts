@@ -23,7 +23,8 @@ import { killAllProcessGroups } from '../tools/builtin/processGroup.js';
  * hostile endpoint echoed back as the model's reply or in an error body.
  */
 const apiKey = process.env['ANTHROPIC_API_KEY'];
-const scrub = (text: string): string => redact(text, apiKey);
+const authToken = process.env['ANTHROPIC_AUTH_TOKEN'];
+const scrub = (text: string): string => redact(redact(text, apiKey), authToken);
 /**
  * Grep runs the model's regular expressions synchronously: `(a+)+$` against a line of `a`s would
  * backtrack for hours and freeze the whole run (no timeout or abort can interrupt it). V8 can

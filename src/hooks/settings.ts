@@ -1,8 +1,19 @@
 /**
- * Settings files: `~/.rxagent/settings.json`, `<workspace>/.rxagent/settings.json`,
- * `<workspace>/.claude/settings.local.json` (where the interactive view saves "don't ask again"
- * rules, as Claude Code does) and an explicit `--settings` file, validated with zod and merged (hooks and permission rules are
- * concatenated in that order). Other top-level keys are allowed and ignored.
+ * Settings files, validated with zod and merged, lowest precedence first:
+ *
+ * | source    | files                                                            |
+ * |-----------|------------------------------------------------------------------|
+ * | `user`    | `~/.rxagent/settings.json`, `~/.claude/settings.json`            |
+ * | `project` | `<cwd>/.rxagent/settings.json`, `<cwd>/.claude/settings.json`    |
+ * | `local`   | `<cwd>/.claude/settings.local.json` (where the interactive view  |
+ * |           | saves "don't ask again" rules, as Claude Code does)             |
+ * | flag      | `--settings <file-or-json>` (always read)                        |
+ *
+ * as Claude Code orders them (`--setting-sources` picks which of the first three are read).
+ * Hooks and permission rules are concatenated in that order; `model` and each `env` variable
+ * come from the highest source that sets them. Other top-level keys are allowed and ignored.
+ * rxagent's own files and the flag must be valid (a clear error); a `.claude/` file written
+ * for Claude Code that rxagent cannot read is one warning naming the file, and the rest loads.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -42,7 +53,12 @@ export const settingsFileSchema = z.looseObject({
   permissions: z
     .looseObject({ allow: ruleListSchema, deny: ruleListSchema, ask: ruleListSchema })
     .optional(),
+  model: z.string().min(1).optional(),
+  env: z.record(z.string(), z.string()).optional(),
 });
+
+/** Which settings files are read (`--setting-sources`); every one by default. */
+export type SettingSourceName = 'user' | 'project' | 'local';
 
 /** The merged settings of every file read: hooks, permission rules, and what was worth a warning. */
 export interface Settings {
@@ -52,11 +68,15 @@ export interface Settings {
   readonly sandbox: SandboxSettings;
   /** The files that were read, in merge order. */
   readonly files: readonly string[];
+  /** The model the highest file names, if any (`--model` still wins). */
+  readonly model?: string;
+  /** Environment variables for the session (a higher file wins per variable). */
+  readonly env: Readonly<Record<string, string>>;
   /** Things worth telling the user that do not stop the run (e.g. an event we do not support). */
   readonly warnings: readonly string[];
 }
 
-export const EMPTY_SETTINGS: Settings = { hooks: {}, permissions: { allow: [], deny: [], ask: [] }, sandbox: {}, files: [], warnings: [] };
+export const EMPTY_SETTINGS: Settings = { hooks: {}, permissions: { allow: [], deny: [], ask: [] }, sandbox: {}, files: [], env: {}, warnings: [] };
 
 /** Reads and validates one settings file. `undefined` when it does not exist and `optional`. */
 export async function readSettingsFile(file: string, optional: boolean): Promise<Settings | undefined> {
@@ -67,6 +87,12 @@ export async function readSettingsFile(file: string, optional: boolean): Promise
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && optional) return undefined;
     throw new ConfigurationError(`cannot read settings file ${file}: ${(error as Error).message}`);
   }
+  return parseSettingsText(text, file);
+}
+
+/** Validates settings given as JSON text; `label` names them in errors (a file, or `--settings`). */
+export function parseSettingsText(text: string, label: string): Settings {
+  const file = label;
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -114,7 +140,15 @@ export async function readSettingsFile(file: string, optional: boolean): Promise
     ...(sb?.network?.allowedDomains === undefined ? {} : { network: { allowedDomains: sb.network.allowedDomains } }),
     ...(sb?.excludedCommands === undefined ? {} : { excludedCommands: sb.excludedCommands }),
   };
-  return { hooks, permissions: rules, sandbox, files: [file], warnings };
+  return {
+    hooks,
+    permissions: rules,
+    sandbox,
+    files: [file],
+    ...(parsed.data.model === undefined ? {} : { model: parsed.data.model }),
+    env: parsed.data.env ?? {},
+    warnings,
+  };
 }
 
 /** Concatenates settings in order (hooks per event, rules per behaviour). */
@@ -134,29 +168,64 @@ export function mergeSettings(...all: ReadonlyArray<Settings | undefined>): Sett
     },
     sandbox: Object.assign({}, ...present.map((s) => s.sandbox)) as SandboxSettings,
     files: present.flatMap((s) => s.files),
+    ...pickModel(present),
+    env: Object.assign({}, ...present.map((s) => s.env)) as Record<string, string>,
     warnings: present.flatMap((s) => s.warnings),
   };
 }
 
+function pickModel(present: readonly Settings[]): { model?: string } {
+  const model = [...present].reverse().find((s) => s.model !== undefined)?.model;
+  return model === undefined ? {} : { model };
+}
+
 export interface LoadSettingsOptions {
-  /** The workspace (its `.rxagent/settings.json` is read). */
+  /** The workspace (its `.rxagent/` and `.claude/` settings are read). */
   readonly cwd: string;
   /** Default `os.homedir()`; injectable for tests. */
   readonly homeDir?: string;
-  /** `--settings <file>`: must exist. Relative to cwd. */
+  /** `--settings`: a file (must exist; relative to cwd) or inline JSON (text starting with `{`). */
   readonly settingsFile?: string;
+  /** `--setting-sources`: default every source. */
+  readonly sources?: readonly SettingSourceName[];
 }
 
-/** Loads user, workspace and explicit settings, in that order, and merges them. */
+/** Loads the settings of the chosen sources and `--settings`, lowest precedence first, and merges them. */
 export async function loadSettings(options: LoadSettingsOptions): Promise<Settings> {
   const home = options.homeDir ?? homedir();
-  const userFile = join(home, '.rxagent', 'settings.json');
-  const workspaceFile = join(resolve(options.cwd), '.rxagent', 'settings.json');
-  const localFile = join(resolve(options.cwd), '.claude', 'settings.local.json');
-  const files = [userFile, ...(workspaceFile === userFile ? [] : [workspaceFile]), localFile];
-  const loaded = await Promise.all(files.map((f) => readSettingsFile(f, true)));
-  const explicit = options.settingsFile === undefined ? undefined : await readSettingsFile(resolve(options.cwd, options.settingsFile), false);
+  const cwd = resolve(options.cwd);
+  const wanted = new Set<SettingSourceName>(options.sources ?? ['user', 'project', 'local']);
+  const candidates: Array<{ file: string; claude: boolean; source: SettingSourceName }> = [
+    { file: join(home, '.rxagent', 'settings.json'), claude: false, source: 'user' },
+    { file: join(home, '.claude', 'settings.json'), claude: true, source: 'user' },
+    { file: join(cwd, '.rxagent', 'settings.json'), claude: false, source: 'project' },
+    { file: join(cwd, '.claude', 'settings.json'), claude: true, source: 'project' },
+    { file: join(cwd, '.claude', 'settings.local.json'), claude: true, source: 'local' },
+  ];
+  const seen = new Set<string>();
+  const chosen = candidates.filter((c) => wanted.has(c.source) && !seen.has(c.file) && (seen.add(c.file), true));
+  const loaded = await Promise.all(chosen.map((c) => (c.claude ? readClaudeSettingsFile(c.file) : readSettingsFile(c.file, true))));
+  const flag = options.settingsFile;
+  const explicit =
+    flag === undefined
+      ? undefined
+      : flag.trimStart().startsWith('{')
+        ? parseSettingsText(flag, '--settings (inline JSON)')
+        : await readSettingsFile(resolve(cwd, flag), false);
   return mergeSettings(...loaded, explicit);
+}
+
+/**
+ * A `.claude/` settings file, written for Claude Code: one that rxagent cannot read (bad JSON,
+ * a hook type it does not run, ...) is a warning naming the file, not the end of the run.
+ */
+async function readClaudeSettingsFile(file: string): Promise<Settings | undefined> {
+  try {
+    return await readSettingsFile(file, true);
+  } catch (error) {
+    const why = (error as Error).message.split('\n').map((l) => l.trim()).filter((l) => l !== '').join(' ');
+    return { ...EMPTY_SETTINGS, warnings: [`${why} (file ignored)`] };
+  }
 }
 
 /** Settings are small JSON files; anything bigger is a mistake (or `--settings /dev/zero`). */

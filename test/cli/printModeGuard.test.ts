@@ -15,6 +15,7 @@ test('a loop that errors instead of ending with a terminal still yields one erro
     ...description,
     toolNames: [],
     agents: [],
+    slashCommands: [],
     transcriptPath: '/dev/null',
     history: [],
     // No client and no callModel: the loop refuses to start with an Observable error.

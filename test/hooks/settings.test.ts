@@ -28,6 +28,7 @@ describe('loadSettings', () => {
       permissions: { allow: [], deny: [], ask: [] },
       sandbox: {},
       files: [],
+      env: {},
       warnings: [],
     });
   });

@@ -96,7 +96,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   runRef = run;
   const controls: SessionControls = {
     initializeResponse: () => ({
-      commands: [],
+      commands: run.slashCommands.map((c) => ({ ...c })),
       agents: run.agents.map((a) => ({ ...a })),
       output_style: 'default',
       available_output_styles: ['default'],
