@@ -18,7 +18,7 @@
  * approve themselves. An unapproved server is not started and is reported as `pending`.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { loadMcpConfigArgument, parseJson, parseServerRecord, type McpServerConfig } from './config.js';
@@ -59,6 +59,15 @@ const claudeJsonSchema = approvalSchema.extend({
 });
 
 /** A small JSON file's MCP keys; `undefined` when the file does not exist. */
+function readKeysOrSkip<T extends z.ZodType>(file: string, schema: T): z.infer<T> | undefined {
+  try {
+    return readKeys(file, schema);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return undefined;
+    throw error;
+  }
+}
+
 function readKeys<T extends z.ZodType>(file: string, schema: T): z.infer<T> | undefined {
   let text: string;
   try {
@@ -108,9 +117,11 @@ export function resolveMcpServers(input: McpSourcesInput): ResolvedMcpServers {
   const explicit = input.settingsFile !== undefined ? resolve(cwd, input.settingsFile) : undefined;
 
   const serversOf = (keys: McpKeys | undefined, source: string) => (keys?.mcpServers ? parseServerRecord(keys.mcpServers, source) : {});
-  const userKeys = userFiles.map((f) => ({ file: f, keys: readKeys(f, approvalSchema) }));
-  const projectKeys = projectSettingsFiles.map((f) => ({ file: f, keys: readKeys(f, approvalSchema) }));
-  const localKeys = readKeys(localFile, approvalSchema);
+  // A `.claude/` settings file rxagent cannot read is a warning from loadSettings, not the end of the run.
+  const readSettingsKeys = (f: string) => (f.includes(`${sep}.claude${sep}`) ? readKeysOrSkip(f, approvalSchema) : readKeys(f, approvalSchema));
+  const userKeys = userFiles.map((f) => ({ file: f, keys: readSettingsKeys(f) }));
+  const projectKeys = projectSettingsFiles.map((f) => ({ file: f, keys: readSettingsKeys(f) }));
+  const localKeys = readSettingsKeys(localFile);
   const explicitKeys = explicit !== undefined ? readKeys(explicit, approvalSchema) : undefined;
   const mcpJsonFile = join(cwd, '.mcp.json');
   const mcpJson = readKeys(mcpJsonFile, z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) }));
