@@ -68,6 +68,8 @@ export interface CliOptions {
   readonly continue: boolean;
   readonly forkSession: boolean;
   readonly noSessionPersistence: boolean;
+  /** `--session-store <url>`: PostgreSQL instead of the JSONL files (RXAGENT_SESSION_STORE when unset). */
+  readonly sessionStore: string | undefined;
   /** `--settings`: a file name or inline JSON. */
   readonly settings: string | undefined;
   /** undefined = every source (Claude Code's default). */
@@ -238,6 +240,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     continue: v.continue === true,
     forkSession: v['fork-session'] === true,
     noSessionPersistence: v['no-session-persistence'] === true,
+    sessionStore: v['session-store'],
     settings: v.settings,
     settingSources: settingSourcesOf(v['setting-sources']),
     addDirs: v['add-dir'] ?? [],

@@ -47,6 +47,7 @@ export const OPTION_CONFIG = {
   'allow-dangerously-skip-permissions': { type: 'boolean' },
   'max-budget-usd': { type: 'string' },
   'session-id': { type: 'string' },
+  'session-store': { type: 'string' },
   resume: { type: 'string', short: 'r' },
   'resume-session-at': { type: 'string' },
   continue: { type: 'boolean', short: 'c' },
@@ -125,6 +126,8 @@ Options:
   -c, --continue                    Resume the most recent session in this directory
   --fork-session                    With --resume/--continue: continue under a new session id
   --no-session-persistence          Keep no transcript on disk
+  --session-store <url>             Keep transcripts in PostgreSQL (postgres://…; default: files;
+                                    also RXAGENT_SESSION_STORE)
   --settings <file-or-json>         Extra settings (hooks, permission rules, env, model)
   --setting-sources <list>          Which of user,project,local settings to read (default all)
   --add-dir <dirs...>               Other directories the file tools may use

@@ -22,6 +22,8 @@ import type { ThinkingConfig } from '../protocol/request.js';
 import type { MessagesClient } from '../transport/types.js';
 import type { RunDescription } from './output/streamJson.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
+import { chooseSessionStore } from '../fleet/chooseSessionStore.js';
+import type { SessionStore } from '../session/store.js';
 import { workspaceSlug } from '../session/paths.js';
 import { continueLatest, fork, resume, startSession, type OpenedSession } from '../session/sessions.js';
 import { createBuiltinTools } from '../tools/builtin/createBuiltinTools.js';
@@ -116,7 +118,7 @@ function maxRetriesFrom(value: string | undefined): number | undefined {
 
 async function openSession(
   options: CliOptions,
-  store: ReturnType<typeof createJsonlSessionStore>,
+  store: SessionStore,
   cwd: string,
 ): Promise<OpenedSession> {
   const sessionOptions = { cwd, version: packageVersion() };
@@ -177,10 +179,15 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     dir: join(runEnv.homeDir, '.rxagent', 'projects', workspaceSlug(cwd)),
     redactSecrets: [apiKey, authToken].filter((s): s is string => s !== undefined),
   });
-  const session = await openSession(options, store, cwd);
+  const chosen = await chooseSessionStore(options.sessionStore, store, { env, redactSecrets: [apiKey], onWarning: runEnv.onWarning });
+  const session = await openSession(options, chosen.store, cwd).catch(async (error: unknown) => {
+    await chosen.end();
+    throw error;
+  });
   session.warnings.forEach((w) => runEnv.onWarning(`session: ${w.message}`));
   const sessionId = session.sessionId;
-  const transcriptPath = store.pathOf(sessionId);
+  const transcriptPath = chosen.transcriptPathOf(sessionId);
+  const closeSession = () => session.close().finally(() => chosen.end());
 
   let client: ClosableMessagesClient | undefined;
   let mcp: McpSession | undefined;
@@ -352,12 +359,12 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         canUseTool = canUseToolIn(permissionMode);
       },
       close: async () => {
-        await Promise.allSettled([session.close(), childTranscripts.close(), openedClient.close(), mcpSession.close()]);
+        await Promise.allSettled([closeSession(), childTranscripts.close(), openedClient.close(), mcpSession.close()]);
       },
     };
     return run;
   } catch (error) {
-    await Promise.allSettled([session.close(), client?.close(), mcp?.close()]);
+    await Promise.allSettled([closeSession(), client?.close(), mcp?.close()]);
     throw error;
   }
 }
