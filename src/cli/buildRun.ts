@@ -174,12 +174,13 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   });
   const mcpLimits = mcpLimitsFromEnv(env);
 
+  const secrets = [apiKey, authToken].filter((s): s is string => s !== undefined);
   const store = createJsonlSessionStore({
     workspace: cwd,
     dir: join(runEnv.homeDir, '.rxagent', 'projects', workspaceSlug(cwd)),
-    redactSecrets: [apiKey, authToken].filter((s): s is string => s !== undefined),
+    redactSecrets: secrets,
   });
-  const chosen = await chooseSessionStore(options.sessionStore, store, { env, redactSecrets: [apiKey], onWarning: runEnv.onWarning });
+  const chosen = await chooseSessionStore(options.sessionStore, store, { env, redactSecrets: secrets, onWarning: runEnv.onWarning });
   const session = await openSession(options, chosen.store, cwd).catch(async (error: unknown) => {
     await chosen.end();
     throw error;
