@@ -52,11 +52,16 @@ describe.concurrent('classification bypasses no longer run unasked', () => {
     // A glob that expands to an option, an IFS-built program name.
     `ls * ; touch pwned-star`,
     `x=touch; $x pwned-var`,
+    // mvdan-sh splits at a line continuation where bash joins: $\<newline># is bash's $# but the
+    // parser's `$` and a comment hiding the rest; a comment's \<newline> ends it for bash only.
+    `ls $\\\n# ; touch pwned-dollar`,
+    `ls # \\\ntouch pwned-comment`,
+    `cat <<E\n$\\\n(touch pwned-heredoc)\nE`,
   ];
   for (const mode of MODES.filter((m) => m !== 'bypassPermissions')) {
     test(mode, async () => {
       const { run, cwd } = await attack(mode, tricks);
-      for (const file of ['pwned-newline', 'pwned-glob', 'pwned-star', 'pwned-var', 'notes.txt.mgc']) {
+      for (const file of ['pwned-newline', 'pwned-glob', 'pwned-star', 'pwned-var', 'pwned-dollar', 'pwned-comment', 'pwned-heredoc', 'notes.txt.mgc']) {
         expect(existsSync(join(cwd, file)), file).toBe(false);
       }
       const result = parseLines(run.stdout)[0] as { permission_denials: unknown[] };
@@ -89,6 +94,8 @@ describe.concurrent('Bash deny rules hold against paths, wrappers and nested she
     'c=rm; $c notes.txt',
     '\\rm notes.txt',
     'true $(rm notes.txt)',
+    'ls # \\\nrm notes.txt',
+    'ls $\\\n# ; rm notes.txt',
   ];
   for (const mode of MODES) {
     test(mode, async () => {

@@ -105,10 +105,59 @@ describe('parser word splitting agrees with bash', () => {
     expect(bashWords([text])[0]).toEqual(expected);
   });
 
-  test.each(['$IFS', 'rm${IFS}x', '{a,b}', '*', '~', 'a=~/x', "$'\\x2d'", '$\\\nHOME', '"$\\\n(id)"', '$\\\n""', 'a$\\\n{x}'])('%s is marked as expanding', (text) => {
+  test.each(['$IFS', 'rm${IFS}x', '{a,b}', '*', '~', 'a=~/x', "$'\\x2d'", '~\\\n/x', '{a,\\\nb}', '\\\n*'])('%s is marked as expanding', (text) => {
     const parsed = parseShell(`echo ${text}`);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(isStaticWord(parsed.script.commands[0]!.words[1]!)).toBe(false);
+  });
+
+  /*
+   * Where mvdan-sh and bash split a line continuation differently. Each line is run by bash too,
+   * so the test shows the disagreement is real: bash expands, or runs a second command.
+   */
+  test.each([
+    ['$\\\nHOME', 'a line continuation follows a $', '/nonexistent-home\0'],
+    ['"$\\\n(echo hi)"', 'a line continuation follows a $', 'hi\0'],
+    ['a$\\\n{HOME}', 'a line continuation follows a $', 'a/nonexistent-home\0'],
+    ['$\\\n#', 'a line continuation follows a $', '0\0'], // parser: `$` then a comment
+    ['$\\\n\\\n{HOME}', 'a line continuation follows a $', '/nonexistent-home\0'],
+    ['x # c \\\necho SECOND', 'a comment ends in a backslash', 'x\0SECOND\n'], // parser: one command
+    ['x #\\\necho SECOND', 'a comment ends in a backslash', 'x\0SECOND\n'],
+  ])('%j is refused (bash reads it otherwise)', (text, reason, bashPrints) => {
+    const parsed = parseShell(`printf '%s\\0' _ ${text}`);
+    expect(parsed.ok ? 'parsed' : parsed.reason).toContain(reason);
+    const out = execFileSync('bash', ['--norc', '--noprofile', '-c', `printf '%s\\0' _ ${text}`], {
+      cwd: emptyDir,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent-home' },
+    });
+    expect(out).toBe(`_\0${bashPrints}`);
+  });
+
+  test.each([
+    ['cat <<E\n$\\\n(id)\nE', false, 'a line continuation follows a $'],
+    ['cat <<E\n\\$HOME\nE', false, undefined],
+    ['cat <<E\n`id`\nE', false, undefined],
+    ['cat <<E\nplain text\nE', true, undefined],
+    ["cat <<'E'\n$HOME `id` \\\nE", true, undefined],
+    ['cat <<"E"\n$HOME\nE', true, undefined],
+    ['cat <<\\E\n$HOME\nE', true, undefined],
+  ])('here-document %j: static body %s', (text, staticBody, refusal) => {
+    const parsed = parseShell(text);
+    if (refusal !== undefined) {
+      expect(parsed.ok ? 'parsed' : parsed.reason).toContain(refusal);
+      return;
+    }
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.script.commands[0]!.redirects[0]!.staticBody).toBe(staticBody);
+  });
+
+  test('a comment with an escaped backslash before the newline ends there, as in bash', () => {
+    const parsed = parseShell('ls # c \\\\\nrm x');
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.script.commands.map((c) => c.words[0]!.value)).toEqual(['ls', 'rm']);
   });
 });

@@ -131,10 +131,14 @@ export function parseShell(command: string): ShellParse {
   // Bash reads a backslash at the very end of its input differently depending on what came
   // before (kept after `'a'`, dropped after a quoted newline): refuse rather than guess.
   if (/(^|[^\\])(\\\\)*\\$/.test(command)) return { ok: false, reason: 'the command ends with a lone backslash' };
+  // mvdan-sh ends a word at `$\<newline>` where bash first removes the continuation and then
+  // expands: `$\<newline>#` is bash's `$#` but the parser's `$` and a comment that hides the rest
+  // of the line (`; rm …`). Whatever follows, refuse rather than guess which way it splits.
+  if (/\$(\\\n)+/.test(command)) return { ok: false, reason: 'a line continuation follows a $ (bash joins them into an expansion)' };
   const sh = loadSyntax();
   let file: ShNode;
   try {
-    parser ??= sh.NewParser(sh.KeepComments(false), sh.Variant(sh.LangBash));
+    parser ??= sh.NewParser(sh.KeepComments(true), sh.Variant(sh.LangBash));
     file = parser.Parse(command, '');
   } catch (error) {
     parser = undefined; // a fresh parser after a failure: never reuse a half-updated one
@@ -146,6 +150,7 @@ export function parseShell(command: string): ShellParse {
   // statement itself, so they are handed to the next simple command. (Node wrappers are fresh
   // objects on every access, so they cannot be matched by identity.)
   let pendingRedirects: ShellRedirect[] = [];
+  let continuedComment = false;
   try {
     sh.Walk(file, (node) => {
       if (node === null) return true;
@@ -174,6 +179,11 @@ export function parseShell(command: string): ShellParse {
       } else if (type === 'BinaryCmd') {
         const op = node['Op'] as number;
         if (op !== BINARY_AND && op !== BINARY_OR && op !== BINARY_PIPE && op !== BINARY_PIPE_ALL) constructs.add('operator');
+      } else if (type === 'Comment') {
+        // Bash ends a comment at the newline whatever precedes it; mvdan-sh lets a backslash
+        // continue it, so `ls # \<newline>rm -rf x` reads to it as one `ls` command.
+        // The command list itself is wrong then, so this is a refusal, not a construct.
+        if (/\\\n/.test(node['Text'] as string)) continuedComment = true;
       } else if (type === 'SglQuoted' || type === 'DblQuoted') {
         if (node['Dollar'] === true) constructs.add(type === 'SglQuoted' ? "$'…' quoting" : '$"…" quoting');
       } else if (!PLAIN_NODES.has(type)) {
@@ -184,6 +194,7 @@ export function parseShell(command: string): ShellParse {
   } catch (error) {
     return { ok: false, reason: `the command is too deeply nested to check (${describeParseError(error)})` };
   }
+  if (continuedComment) return { ok: false, reason: 'a comment ends in a backslash (bash ends it at the newline, the parser does not)' };
   return { ok: true, script: { commands, constructs: [...constructs] } };
 }
 
@@ -192,7 +203,17 @@ function redirectOf(sh: ShSyntax, node: ShNode): ShellRedirect {
   const target = wordOf(sh, node['Word'] as ShNode);
   if (kind !== 'heredoc') return { kind, target };
   const body = node['Hdoc'] as ShNode | null;
-  const staticBody = body === null || (body['Parts'] as ShNode[]).every((p) => ['Lit', 'SglQuoted'].includes(sh.NodeType(p)));
+  // With a quoted delimiter bash takes the body as it is. Unquoted, it expands `$…` and `` `…` ``
+  // after joining continuation lines, and mvdan-sh splits `$\<newline>(id)` there into plain
+  // literals: so any `$`, backtick or backslash in such a body counts as an expansion.
+  const quoted = ((node['Word'] as ShNode)['Parts'] as ShNode[]).some((p) => sh.NodeType(p) !== 'Lit' || (p['Value'] as string).includes('\\'));
+  const staticBody =
+    body === null ||
+    (body['Parts'] as ShNode[]).every((p) => {
+      const type = sh.NodeType(p);
+      if (type === 'SglQuoted') return true;
+      return type === 'Lit' && (quoted || !/[$`\\]/.test(p['Value'] as string));
+    });
   return { kind, target, staticBody };
 }
 
