@@ -169,6 +169,7 @@ export type { ProcessGroupOptions, ProcessGroupResult } from './tools/builtin/pr
 /* Permissions */
 export {
   createPermissionPolicy,
+  createReadDenyCheck,
   decidePermission,
   callKindOf,
   modeVerdict,
@@ -189,6 +190,7 @@ export type {
   PermissionRuleSet,
   PermissionRuleStrings,
   PermissionVerdict,
+  ReadDenyCheck,
   RuleBehavior,
 } from './permissions/index.js';
 

@@ -46,6 +46,7 @@ import { mcpLimitsFromEnv } from '../mcp/limits.js';
 import { openMcpSessionLazily, type McpSession } from '../mcp/lazySession.js';
 import { ruleCoversTool } from '../permissions/matchRule.js';
 import { parseRule } from '../permissions/rules.js';
+import { createReadDenyCheck } from '../permissions/readDenyCheck.js';
 import { resolveMcpServers } from '../mcp/sources.js';
 import { childPermissionMode, createChildTranscripts, loadCliAgentDefinitions } from './subagents.js';
 import { packageVersion } from './version.js';
@@ -203,7 +204,13 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
     const toolResultsDir = join(store.dir, sessionId, 'tool-results');
     mkdirSync(toolResultsDir, { recursive: true, mode: 0o700 });
-    const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir });
+    // Glob and Grep leave out files a Read deny/ask rule covers (the rules in force at each walk).
+    const readDenied = createReadDenyCheck({
+      rules: () => [...settings.permissions.deny, ...options.disallowedTools, ...sessionRules.deny, ...settings.permissions.ask, ...sessionRules.ask],
+      cwd,
+      homeDir: runEnv.homeDir,
+    });
+    const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir, readDenied });
     const structured = options.jsonSchema === undefined ? undefined : createStructuredOutput(options.jsonSchema);
     const sandbox = createSandbox({
       platform: runEnv.platform,

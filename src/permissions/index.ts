@@ -6,3 +6,5 @@ export { callKindOf, modeVerdict, PERMISSION_MODES } from './modes.js';
 export type { CallKind, ModeVerdict, PermissionMode } from './modes.js';
 export { parseRule, parseRuleStrings, parseToolList, splitToolList } from './rules.js';
 export type { PermissionRule, PermissionRuleSet, PermissionRuleStrings, RuleBehavior } from './rules.js';
+export { createReadDenyCheck } from './readDenyCheck.js';
+export type { ReadDenyCheck, ReadDenyCheckOptions } from './readDenyCheck.js';

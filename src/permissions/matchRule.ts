@@ -78,7 +78,7 @@ export function pathRuleCoversRead(pattern: string, target: string, ctx: MatchCo
   const home = ctx.homeDir ?? homedir();
   const t = target.split(sep).join('/').replace(/\/+$/, '');
   return [ctx.cwd, realOrNearest(resolve(ctx.cwd))].some((base) => {
-    const abs = (pattern.startsWith('~/') ? resolve(home, pattern.slice(2)) : isAbsolute(pattern) ? pattern : resolve(base, pattern)).split(sep).join('/');
+    const abs = absoluteRulePattern(pattern, base, home);
     const fixed = abs.split('/').findIndex((segment) => /[*?[{]/.test(segment));
     const prefix = fixed === -1 ? abs : abs.split('/').slice(0, fixed).join('/');
     return prefix.startsWith(`${t}/`) || t === '';
@@ -90,16 +90,13 @@ export function pathRuleCoversRead(pattern: string, target: string, ctx: MatchCo
 function pathRuleMatches(pattern: string, target: string, ctx: MatchContext): boolean {
   const home = ctx.homeDir ?? homedir();
   const bases = [ctx.cwd, realOrNearest(resolve(ctx.cwd))];
-  return bases.some((base) => {
-    const absolutePattern = pattern.startsWith('~/')
-      ? resolve(home, pattern.slice(2))
-      : isAbsolute(pattern)
-        ? pattern
-        : resolve(base, pattern);
-    // Keep a trailing `/**` that resolve() would otherwise leave alone, and use `/` throughout.
-    const normalized = absolutePattern.split(sep).join('/');
-    return createGlobMatcher(normalized)(target.split(sep).join('/'));
-  });
+  return bases.some((base) => createGlobMatcher(absoluteRulePattern(pattern, base, home))(target.split(sep).join('/')));
+}
+
+/** A rule's path pattern made absolute: relative to `base` (the cwd), `~/` to home, `/` separators. */
+export function absoluteRulePattern(pattern: string, base: string, home: string): string {
+  const abs = pattern.startsWith('~/') ? resolve(home, pattern.slice(2)) : isAbsolute(pattern) ? pattern : resolve(base, pattern);
+  return abs.split(sep).join('/');
 }
 
 /** Stands for a word bash computes at run time: it never equals a word a rule spells out. */

@@ -142,3 +142,23 @@ describe.concurrent('even in bypassPermissions the sandbox holds', () => {
     expect(existsSync(join(cwd, 'pwned-fsmonitor'))).toBe(false);
   }, 120_000);
 });
+
+describe.concurrent('Read deny rules hold inside Glob and Grep walks, in every mode', () => {
+  const calls: ScriptedResponse = {
+    kind: 'message',
+    blocks: [
+      { type: 'tool_use', id: 'toolu_grep', name: 'Grep', input: { pattern: 'TOKEN', output_mode: 'content' } },
+      { type: 'tool_use', id: 'toolu_glob', name: 'Glob', input: { pattern: '**/*' } },
+    ],
+  };
+  for (const mode of MODES) {
+    test(mode, async () => {
+      const b = makeSandbox({ 'secrets/key.txt': 'TOKEN=walk-denied-secret\n', 'public.txt': 'TOKEN=public\n' });
+      const run = await runAgainst([calls, done], ['-p', 'go', '--output-format', 'json', '--permission-mode', mode, '--disallowedTools', 'Read(secrets/**)'], { ...b, env });
+      expect(run.code, run.stderr).toBe(0);
+      const sent = run.server.requests.map((r) => r.rawBody).join('\n');
+      expect(sent).toContain('TOKEN=public'); // Grep ran and its result reached the model
+      expect(sent).not.toMatch(/walk-denied-secret|key\.txt/);
+    }, 120_000);
+  }
+});

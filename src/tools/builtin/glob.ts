@@ -47,6 +47,7 @@ export function globTool(workspace: Workspace, options: { maxResults?: number } 
       // Without `**` a file can be no deeper than the pattern has segments.
       const maxDepth = pattern.includes('**') ? Infinity : pattern.split('/').length - 1;
       const found: Array<{ path: string; mtimeMs: number }> = [];
+      let leftOut = 0;
       for await (const file of walkFiles(base, {
         skipDirs,
         allowPath: workspace.contains,
@@ -54,16 +55,22 @@ export function globTool(workspace: Workspace, options: { maxResults?: number } 
         signal: ctx.signal,
       })) {
         if (!matches(file.rel)) continue;
-        const st = await stat(file.path).catch(() => undefined);
+        if (workspace.isReadDenied('Glob', file.path, file.real)) {
+          leftOut++;
+          continue;
+        }
+        // The checked target for a link, never the link again: it may point elsewhere by now.
+        const st = await stat(file.real ?? file.path).catch(() => undefined);
         if (st) found.push({ path: file.path, mtimeMs: st.mtimeMs });
       }
       ctx.signal.throwIfAborted(); // a cut-short walk must not read as "nothing found"
-      if (found.length === 0) return `No files match ${input.pattern} in ${base}.`;
+      const denied = leftOut === 0 ? '' : `\n[${leftOut} matching file(s) not listed: permission rules forbid reading them.]`;
+      if (found.length === 0) return `No files match ${input.pattern} in ${base}.${denied}`;
       found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
       const shown = found.slice(0, maxResults).map((f) => f.path);
       return found.length > maxResults
-        ? `${shown.join('\n')}\n[${found.length - maxResults} more results not shown (${found.length} in all). Use a narrower pattern or path.]`
-        : shown.join('\n');
+        ? `${shown.join('\n')}\n[${found.length - maxResults} more results not shown (${found.length} in all). Use a narrower pattern or path.]${denied}`
+        : `${shown.join('\n')}${denied}`;
     },
   };
 }

@@ -10,7 +10,7 @@ import { basename, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
 import { createGlobMatcher } from './globMatch.js';
-import { type LineMatcher, scanFile, type ScanSink } from './scanFile.js';
+import { type LineMatcher, scanFile, type ScanOutcome, type ScanSink } from './scanFile.js';
 import { DEFAULT_SKIPPED_DIRS, walkFileBatches, type WalkedFile } from './walkFiles.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
@@ -76,9 +76,9 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
       let entriesSoFar = 0;
       let charsSoFar = 0;
       let stoppedEarly = false;
-      const batches = rootStat.isDirectory()
-        ? walkFileBatches(root, { skipDirs, allowPath: workspace.contains, signal: ctx.signal })
-        : single(root);
+      const isDirectory = rootStat.isDirectory();
+      const batches = isDirectory ? walkFileBatches(root, { skipDirs, allowPath: workspace.contains, signal: ctx.signal }) : single(root);
+      let leftOut = 0;
       let sliceStart = performance.now();
       walk: for await (const batch of batches) {
         for (const file of batch) {
@@ -87,9 +87,14 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
             break walk;
           }
           if (globMatch && !globMatch(globOnPath ? file.rel : basename(file.path))) continue;
+          if (isDirectory && workspace.isReadDenied('Grep', file.path, file.real)) {
+            leftOut++;
+            continue;
+          }
           const result = new FileResult(file.path, display);
-          const scanned = scanFile(file.real ?? file.path, matcher, createSink(mode, result, { before, after, showNumbers }));
-          if (typeof scanned !== 'string') await scanned;
+          const scanned = scanFile(file.real ?? file.path, matcher, createSink(mode, result, { before, after, showNumbers }), workspace.contains);
+          const outcome = typeof scanned === 'string' ? scanned : await scanned;
+          if (!isDirectory) refuseSingle(root, outcome);
           if (result.count > 0) {
             results.push(result);
             entriesSoFar += mode === 'content' ? result.entries.length : 1;
@@ -108,9 +113,18 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
         }
       }
       ctx.signal.throwIfAborted();
-      return render(mode, results, headLimit, input.pattern, stoppedEarly);
+      const text = render(mode, results, headLimit, input.pattern, stoppedEarly);
+      return leftOut === 0 ? text : `${text}\n[${leftOut} file(s) not searched: permission rules forbid reading them.]`;
     },
   };
+}
+
+/** A file given as `path` that turned out not to be searchable says why (a walk skips such files). */
+function refuseSingle(path: string, outcome: ScanOutcome): void {
+  if (outcome === 'not-regular') throw new ToolRefusal(`${path} is not a regular file (a FIFO, device or socket); only files can be searched.`);
+  if (outcome === 'symlink' || outcome === 'outside') {
+    throw new ToolRefusal(`Access denied: ${path} changed after it was checked (it is now a link or lies outside the workspace).`);
+  }
 }
 
 async function* single(path: string): AsyncGenerator<WalkedFile[]> {

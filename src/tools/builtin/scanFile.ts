@@ -6,11 +6,16 @@
  * open/read/close costs a fraction of three thread-pool round trips; over a 20,000-file tree
  * that is most of the difference to system grep. Larger files continue asynchronously, so one
  * huge file does not hold the event loop. The caller bounds how long it scans between yields.
+ *
+ * The open is checked (openVerified.ts): a file swapped for a FIFO, a device or a symlink since
+ * the walk listed it is refused at once; a synchronous open of a FIFO would block the whole
+ * process until some writer appeared.
  */
-import { closeSync, openSync, read, readSync } from 'node:fs';
+import { closeSync, read, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { promisify } from 'node:util';
 import { looksBinary } from './fileKind.js';
+import { type OpenRefusal, openRegularFileSync } from './openVerified.js';
 
 const CHUNK_BYTES = 64 * 1024;
 const readAsync = promisify(read);
@@ -39,18 +44,23 @@ export interface ScanSink {
   readonly done: () => boolean;
 }
 
-export type ScanOutcome = 'scanned' | 'binary' | 'unreadable';
+/** `unreadable`: gone or failed mid-read; a refusal says what the path turned out to be. */
+export type ScanOutcome = 'scanned' | 'binary' | 'unreadable' | Exclude<OpenRefusal, 'missing' | 'not-directory'>;
 
 /** One shared buffer: the synchronous first read never interleaves with another. */
 const firstChunk = Buffer.allocUnsafe(CHUNK_BYTES);
 
-export function scanFile(path: string, matcher: LineMatcher, sink: ScanSink): ScanOutcome | Promise<ScanOutcome> {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return 'unreadable';
+export function scanFile(
+  path: string,
+  matcher: LineMatcher,
+  sink: ScanSink,
+  allowPath: (realPath: string) => boolean,
+): ScanOutcome | Promise<ScanOutcome> {
+  const opened = openRegularFileSync(path, allowPath);
+  if ('refused' in opened) {
+    return opened.refused === 'missing' || opened.refused === 'not-directory' ? 'unreadable' : opened.refused;
   }
+  const fd = opened.fd;
   let async = false;
   try {
     const bytesRead = readSync(fd, firstChunk, 0, CHUNK_BYTES, null);

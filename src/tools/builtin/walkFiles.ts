@@ -4,11 +4,16 @@
  * Symlinked directories are not descended (no cycles, no escape from the workspace); a symlinked
  * file is reported only when its target lies inside the workspace. `.git` and `node_modules` are
  * skipped unless the caller asks for them.
+ *
+ * Each directory is listed through a descriptor opened with O_NOFOLLOW and checked to lie inside
+ * the roots (see openVerified.ts), not by its path: a directory swapped for a symlink to outside
+ * between being listed in its parent and being listed itself is refused, not followed.
  */
 import type { Dirent } from 'node:fs';
-import { readdirSync } from 'node:fs';
+import { closeSync, readdirSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { listingPathOf, openDirectorySync } from './openVerified.js';
 
 const WALK_SLICE_MS = 10;
 
@@ -52,12 +57,18 @@ export async function* walkFileBatches(root: string, options: WalkOptions): Asyn
     }
     const { dir, rel } = stack.pop()!;
     let entries: Dirent[];
+    // Gone, unreadable, swapped for a link or now outside: skip it, as grep -r skips what it
+    // cannot read (with a warning we do not need).
+    const opened = openDirectorySync(dir, options.allowPath);
+    if ('refused' in opened) continue;
     try {
       // Synchronous on purpose: one directory listing is microseconds, a thread-pool round trip
       // per directory dominated big walks. Consumers yield to the event loop between batches.
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = readdirSync(listingPathOf(opened.fd, dir), { withFileTypes: true });
     } catch {
-      continue; // unreadable directory: skip it, as grep -r does (with a warning we do not need)
+      continue;
+    } finally {
+      closeSync(opened.fd);
     }
     // Name order keeps the output deterministic across file systems.
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -48,6 +48,11 @@ export interface Workspace {
   openInside(realPath: string, flags: 'read' | 'write' | 'create'): Promise<FileHandle>;
   /** Whether a real absolute path lies in a root (no filesystem access). */
   contains(realPath: string): boolean;
+  /**
+   * Whether a walk of `toolName` (Glob, Grep) must leave out the file at `path` (really at `real`,
+   * for a link) because a Read deny or ask rule covers it; see `createReadDenyCheck`.
+   */
+  isReadDenied(toolName: string, path: string, real?: string): boolean;
   /** Record that `realPath` was read with the given stat. */
   recordRead(realPath: string, st: { mtimeMs: number; size: number }): void;
   /**
@@ -65,6 +70,8 @@ export interface WorkspaceOptions {
   readonly roots?: readonly string[];
   /** Home directory for `~/` paths; default `os.homedir()`. */
   readonly homeDir?: string;
+  /** The files Glob and Grep leave out of their walks (default: none); `createReadDenyCheck` builds it from rules. */
+  readonly readDenied?: (toolName: string, path: string, real?: string) => boolean;
 }
 
 /** Creates the workspace the built-in file tools of one session close over. */
@@ -132,6 +139,7 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
     cwd,
     readFiles,
     contains,
+    isReadDenied: options.readDenied ?? (() => false),
     async resolveInside(path) {
       if (typeof path !== 'string' || path.length === 0) {
         throw new ToolRefusal('The path is empty. Give an absolute path or one relative to the working directory.');
