@@ -43,6 +43,7 @@ const expectations: Record<string, RegExp[]> = {
   '`for await` over it': [/Hello from the scripted model\./, /ended: completed/],
   'Plug the operators into an existing Rx app': [/tool_start/, /tool_result/, /block tool_use/, /tool_batch 2 results/],
   'Test your own agent with marble diagrams': [/^the loop kept its frames$/m],
+  'User input as a hot stream': [/^the typed line rode with the tool result$/m],
   'A tool starts in the frame its block closes': [/^the tool overlapped the stream$/m],
   'A program written for Claude Code, on rxagent': [/asked: Bash \{"command":"touch hello.txt"\}/, /result: success: Created hello.txt\./],
   'Give the loop MCP servers': [/^mcp__everything__echo: Echo: hi$/m, /terminal: completed/],
