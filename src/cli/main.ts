@@ -175,6 +175,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error instanceof UsageError ? 2 : 1;
     }
   }
+  if (argv[0] === 'worker' || argv[0] === 'submit' || argv[0] === 'result') {
+    try {
+      // Loaded only for these: the queue's modules (pg-boss) cost the other modes nothing.
+      const { runFleetCommand } = await import('../fleet/cli/fleetCommand.js');
+      return await runFleetCommand(argv[0], argv.slice(1), { writeOut, writeErr });
+    } catch (error) {
+      writeErr(`rxagent: ${describeFailure(error, false)}\n`);
+      return error instanceof UsageError ? 2 : 1;
+    }
+  }
   let options: CliOptions;
   try {
     options = parseCliArgs(argv);

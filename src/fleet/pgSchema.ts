@@ -31,6 +31,16 @@ const MIGRATIONS: readonly string[] = [
      body text NOT NULL
    );
    CREATE INDEX records_by_session ON ${SCHEMA}.records (session_id, id);`,
+  // Runs as jobs: where a job's run started in its session, and its result once it ended, so a
+  // retried job resumes instead of starting over and never produces a second result.
+  `CREATE TABLE ${SCHEMA}.job_runs (
+     job_id text PRIMARY KEY,
+     session_id text NOT NULL,
+     history_length int NOT NULL,
+     attempts int NOT NULL DEFAULT 1,
+     result text,
+     exit_code int
+   );`,
 ];
 
 /** The version this build of rxagent writes. */
