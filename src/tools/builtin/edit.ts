@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
+import { writeFileAtomic } from './atomicWrite.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
 export const editInputSchema = z.strictObject({
@@ -62,14 +63,8 @@ export function editTool(workspace: Workspace): ToolSpec<EditInput, string> {
       const after = input.replace_all
         ? before.split(input.old_string).join(input.new_string)
         : before.slice(0, firstIndex) + input.new_string + before.slice(firstIndex + input.old_string.length);
-      const writer = await workspace.openInside(path, 'write');
-      try {
-        await writer.truncate(0);
-        await writer.writeFile(after, 'utf8');
-        workspace.recordRead(path, await writer.stat());
-      } finally {
-        await writer.close();
-      }
+      // Atomic: a full disk or a crash leaves the old file, never half of the new one.
+      workspace.recordRead(path, await writeFileAtomic(path, after, { contains: workspace.contains }));
       const what = count > 1 ? `Replaced ${count} occurrences in ${path}.` : `Edited ${path}.`;
       return `${what}\n${snippet(after, firstIndex, input.new_string)}`;
     },

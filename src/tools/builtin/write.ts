@@ -3,6 +3,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
+import { writeFileAtomic } from './atomicWrite.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
 export const writeInputSchema = z.strictObject({
@@ -20,7 +21,8 @@ export function writeTool(workspace: Workspace): ToolSpec<WriteInput, string> {
     name: 'Write',
     description:
       'Writes a file in the workspace, creating missing directories. Replacing an existing file requires ' +
-      'that it was read with Read in this session and has not changed since; prefer Edit for small changes.',
+      'that it was read with Read in this session and has not changed since; prefer Edit for small changes. ' +
+      'The file is replaced atomically (its mode kept); files with several hard links are not written.',
     inputSchema: writeInputSchema,
     isConcurrencySafe: false,
     async call(input) {
@@ -34,15 +36,10 @@ export function writeTool(workspace: Workspace): ToolSpec<WriteInput, string> {
       }
       if (existing) await workspace.assertFresh(path, 'overwrite');
       await mkdir(dirname(path), { recursive: true });
-      const handle = await workspace.openInside(path, 'create');
-      try {
-        await handle.truncate(0);
-        await handle.writeFile(input.content, 'utf8');
-        // The model knows exactly what the file holds now, so a follow-up Edit needs no re-read.
-        workspace.recordRead(path, await handle.stat());
-      } finally {
-        await handle.close();
-      }
+      // Atomic: a full disk or a crash leaves the old file, never half of the new one.
+      const written = await writeFileAtomic(path, input.content, { contains: workspace.contains });
+      // The model knows exactly what the file holds now, so a follow-up Edit needs no re-read.
+      workspace.recordRead(path, written);
       const lines = input.content === '' ? 0 : input.content.split('\n').length;
       return existing
         ? `Overwrote ${path} (${lines} lines, ${Buffer.byteLength(input.content)} bytes).`
