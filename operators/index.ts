@@ -13,3 +13,5 @@ export type { WithholdRecoverableOptions } from './withholdRecoverable.js';
 export { ofLoopType } from './ofLoopType.js';
 export { textDeltas } from './textDeltas.js';
 export { subagentEvents } from './subagentEvents.js';
+export { idleTimeout } from './idleTimeout.js';
+export type { IdleTimeoutOptions } from './idleTimeout.js';

@@ -3,6 +3,7 @@
  * `ms` after subscribe.
  */
 import { asyncScheduler, Observable, timer, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import { errorFrom } from './internal/errorFrom.js';
 
 /** Options of {@link withDeadline}. */
 export interface WithDeadlineOptions {
@@ -44,15 +45,7 @@ export interface WithDeadlineOptions {
 export function withDeadline<T>({ ms, error, scheduler = asyncScheduler }: WithDeadlineOptions): MonoTypeOperatorFunction<T> {
   return (source$) =>
     new Observable<T>((subscriber) => {
-      const subscription = timer(ms, scheduler).subscribe(() => {
-        let reason: unknown;
-        try {
-          reason = error();
-        } catch (thrown) {
-          reason = thrown; // still an error for the consumer, never an unhandled throw in a timer
-        }
-        subscriber.error(reason);
-      });
+      const subscription = timer(ms, scheduler).subscribe(() => subscriber.error(errorFrom(error)));
       // The subscriber itself goes to the source, so a synchronous source sees `closed` at once.
       subscription.add(source$.subscribe(subscriber));
       return subscription;

@@ -153,6 +153,7 @@ Environment:
   ANTHROPIC_CUSTOM_HEADERS  Extra request headers, one "Name: value" per line
   ANTHROPIC_BETAS        anthropic-beta values, comma-separated
   CLAUDE_CODE_MAX_RETRIES, RXAGENT_MAX_RETRIES  Retries per model request (default 10)
+  API_TIMEOUT_MS         Total time of one model request in ms (default 600000; 0 = none)
   HTTPS_PROXY, NO_PROXY  Proxy for model requests; NODE_EXTRA_CA_CERTS: extra trusted CAs
 
 Exit status: 0 when the turn succeeded, 1 on an error result, 2 on a usage error.

@@ -110,10 +110,10 @@ export interface PreparedRun {
   close(): Promise<void>;
 }
 
-function maxRetriesFrom(value: string | undefined): number | undefined {
+function wholeNumberFrom(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new ConfigurationError(`RXAGENT_MAX_RETRIES must be a whole number >= 0 (got '${value}')`);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigurationError(`${name} must be a whole number >= 0 (got '${value}')`);
   return n;
 }
 
@@ -148,7 +148,9 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   if (apiKey === undefined && authToken === undefined) {
     throw new ConfigurationError(`ANTHROPIC_API_KEY is not set (export it${insideThisRepository(runEnv.cwd) ? ', or run `npm start` for the scripted demo' : ', or ANTHROPIC_AUTH_TOKEN for a bearer token'})`);
   }
-  const maxRetries = maxRetriesFrom(env['RXAGENT_MAX_RETRIES'] ?? env['CLAUDE_CODE_MAX_RETRIES']);
+  const maxRetries = wholeNumberFrom('RXAGENT_MAX_RETRIES', env['RXAGENT_MAX_RETRIES'] ?? env['CLAUDE_CODE_MAX_RETRIES']);
+  // Claude Code's variable: one model request's total time in ms (default 10 minutes, 0 = none).
+  const requestTimeoutMs = wholeNumberFrom('API_TIMEOUT_MS', env['API_TIMEOUT_MS']);
   const baseURL = env['ANTHROPIC_BASE_URL'] || DEFAULT_BASE_URL;
 
   const cwd = resolve(runEnv.cwd);
@@ -200,6 +202,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       apiKey: apiKey ?? (authToken as string),
       headers: requestHeaders(env, options.betas, apiKey === undefined),
       ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     });
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
     const toolResultsDir = join(store.dir, sessionId, 'tool-results');

@@ -13,9 +13,11 @@
  *   Unsubscribe aborts the running request and closes its socket, or cancels a pending wait.
  * - Each retry is announced before its wait: `api_retry` when nothing of the failed attempt was
  *   emitted, `stream_retry` when its events were (consumers discard since the last message_start).
- * - Waits use `timer(delay, scheduler)`; the idle timeout is an RxJS `timeout` whose timer restarts
- *   with every chunk of bytes; the optional total deadline (`requestTimeoutMs`) is one `timer` per
- *   attempt that never restarts. All are virtual-time friendly.
+ * - Waits use `timer(delay, scheduler)`; the idle timeout (`idleTimeout`) restarts with every
+ *   decoded event except `ping`, so a server sending only pings is idle; the total deadline
+ *   (`requestTimeoutMs`, default 10 minutes as Claude Code's `API_TIMEOUT_MS`) is one `timer` per
+ *   attempt that never restarts, so neither pings nor trickled bytes extend it. All are
+ *   virtual-time friendly.
  * - The API key never appears in an error, an event or a log: messages pass through `redact`.
  *
  * ## Example
@@ -28,11 +30,12 @@
  * ```
  * @see {@link decodeSSE} which decodes each response body.
  */
-import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type SchedulerLike, throwError, timeout } from 'rxjs';
+import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type SchedulerLike, throwError } from 'rxjs';
 import { Agent } from 'undici';
 import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
+import { idleTimeout } from '../../operators/idleTimeout.js';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
 import { DEFAULT_MAX_RETRIES, type BackoffOptions } from './retryPolicy.js';
@@ -41,6 +44,8 @@ import type { DebugEvent, MessagesClient, StreamCallOptions, TransportOutput } f
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+/** Claude Code's `API_TIMEOUT_MS` default: one attempt's total time. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 /** Options of {@link createMessagesClient}: endpoint, key, retries and the stream bounds. */
@@ -52,14 +57,13 @@ export interface MessagesClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Retries after the first attempt (default 10); per call overridable. */
   readonly maxRetries?: number;
-  /** No bytes for this long fails the attempt with `StreamIdleTimeout` (default 120 s; 0 = off). */
+  /** No event but pings for this long fails the attempt with `StreamIdleTimeout` (default 120 s; 0 = off). */
   readonly idleTimeoutMs?: number;
   /**
    * Total time one HTTP attempt may take, from sending the request to the response's last byte;
    * beyond it the attempt fails with `RequestTimeout` and is retried like an idle timeout.
-   * Default 0 = off: the idle timeout already ends silent stalls, and a legitimate long reply
-   * (tens of thousands of output tokens from a slow model) can stream for most of an hour, so no
-   * fixed default fits every run. Set it when a proxy may keep a dead stream alive with pings.
+   * Default 10 minutes (`DEFAULT_REQUEST_TIMEOUT_MS`, as Claude Code's `API_TIMEOUT_MS`); 0 = off,
+   * for a reply longer than that (tens of thousands of output tokens from a slow model).
    */
   readonly requestTimeoutMs?: number;
   /** The first retry's backoff before jitter (default 500 ms); doubles per retry. */
@@ -100,7 +104,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const scheduler = options.scheduler ?? asyncScheduler;
   const idleScheduler = options.idleScheduler ?? asyncScheduler;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 0;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const backoff: BackoffOptions = {
     ...(options.retryBaseDelayMs !== undefined && { baseDelayMs: options.retryBaseDelayMs }),
     ...(options.retryMaxDelayMs !== undefined && { maxDelayMs: options.retryMaxDelayMs }),
@@ -129,17 +133,20 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
       body,
       now: () => scheduler.now(),
     });
+    const decoded$ = bytes$.pipe(decodeSSE(decodeOptions));
+    // Idle means no content: pings (and our own debug notes) pass on but do not restart the timer.
     const idleWatched$ =
       idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
-        ? bytes$.pipe(
-            timeout({
-              each: idleTimeoutMs,
-              with: () => throwError(() => new StreamIdleTimeout(idleTimeoutMs)),
+        ? decoded$.pipe(
+            idleTimeout({
+              ms: idleTimeoutMs,
+              counts: (output) => output.type !== 'ping' && output.type !== 'debug',
+              error: () => new StreamIdleTimeout(idleTimeoutMs),
               scheduler: idleScheduler,
             }),
           )
-        : bytes$;
-    // Pings keep the idle timer happy forever; the deadline does not restart.
+        : decoded$;
+    // Nothing restarts the deadline: neither pings nor bytes trickled one at a time.
     const watched$ =
       requestTimeoutMs > 0 && Number.isFinite(requestTimeoutMs)
         ? idleWatched$.pipe(withDeadline({ ms: requestTimeoutMs, error: () => new RequestTimeout(requestTimeoutMs), scheduler: idleScheduler }))
@@ -147,7 +154,6 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
     return defer(() => {
       let stopped = false;
       return watched$.pipe(
-        decodeSSE(decodeOptions),
         map((output) => {
           if (output.type === 'message_stop') stopped = true;
           // Debug notes quote what the server sent; a server echoing the key must not leak it.

@@ -1,18 +1,16 @@
 /**
  * Bounds on one response that the line-buffer cap and the idle timeout do not give: the total
  * size of a response (a server streaming valid deltas forever) and its total duration (a stream
- * kept alive by pings forever).
+ * kept alive by pings forever, which also do not count as life for the idle timer).
  */
 import { describe, expect, it } from 'vitest';
-import { RequestTimeout, StreamProtocolError } from '../../src/errors.js';
+import { RequestTimeout, StreamIdleTimeout, StreamProtocolError } from '../../src/errors.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { Script, ScriptedMessage } from '../../src/testing/script.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { createMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
+import { createMessagesClient, DEFAULT_REQUEST_TIMEOUT_MS, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
 import { createStreamEventDecoder } from '../../src/transport/streamEventDecoder.js';
-import type { TransportOutput } from '../../src/transport/types.js';
 import { run, useOpenHandles } from './helpers.js';
-import { eventually } from '../eventually.js';
 
 const request: MessagesRequest = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 
@@ -86,18 +84,29 @@ describe('requestTimeoutMs: the total time of one attempt', () => {
     await server.waitForClientClose(1);
   });
 
-  it('is off by default: the same stream is still open after several idle periods', async () => {
-    // Waits for 150 pings (1.5 s of stream at one per 10 ms: several idle periods) rather than a
-    // fixed 500 ms; the idle timeout is 500 ms so that a loaded machine's late read of one ping
-    // is not taken for a dead stream (it was 100 ms, a gap such a machine can leave).
-    const { server, client } = await setup(pingsForever, { idleTimeoutMs: 500, maxRetries: 0 });
-    const outputs: TransportOutput[] = [];
-    let ended = false;
-    const subscription = client.stream(request).subscribe({ next: (o) => outputs.push(o), error: () => (ended = true), complete: () => (ended = true) });
-    await eventually(() => ended || outputs.filter((o) => o.type === 'ping').length >= 150, { what: '150 pings' });
-    expect(ended).toBe(false);
+  it('defaults to 10 minutes (API_TIMEOUT_MS in Claude Code); 0 turns it off', () => {
+    expect(DEFAULT_REQUEST_TIMEOUT_MS).toBe(600_000);
+  });
+});
+
+describe('the idle timer counts content, not pings', () => {
+  it('a stream of only pings after message_start is idle: StreamIdleTimeout while the pings still flow', async () => {
+    // Pings every 10 ms for ~40 s, no deadline: only the idle timer (500 ms) can end it.
+    const { server, client } = await setup(pingsForever, { idleTimeoutMs: 500, requestTimeoutMs: 0, maxRetries: 0 });
+    const { outputs, error } = await run(client.stream(request));
+    expect(error).toBeInstanceOf(StreamIdleTimeout);
     expect(outputs[0]).toMatchObject({ type: 'message_start' });
-    subscription.unsubscribe();
+    expect(outputs.some((o) => o.type === 'ping')).toBe(true); // pings passed on, yet did not count
     await server.waitForClientClose(0);
+  });
+
+  it('content keeps it alive: a reply of many slow deltas finishes', async () => {
+    const { client } = await setup([{ kind: 'message', blocks: [{ type: 'text', text: 'abcdefghij'.repeat(20), chunkSize: 10, deltaDelayMs: 20 }] }], {
+      idleTimeoutMs: 5_000,
+      maxRetries: 0,
+    });
+    const { outputs, error } = await run(client.stream(request));
+    expect(error).toBeUndefined();
+    expect(outputs.filter((o) => o.type === 'content_block_delta')).toHaveLength(20);
   });
 });
