@@ -152,6 +152,8 @@ export type { CostBudget, ModelPrice, PriceTable } from './loop/pricing.js';
 export { createBuiltinTools, BUILTIN_TOOL_NAMES } from './tools/builtin/createBuiltinTools.js';
 export type { BuiltinToolName, BuiltinToolsOptions } from './tools/builtin/createBuiltinTools.js';
 export { createWorkspace, ToolRefusal } from './tools/builtin/workspace.js';
+export { DiskFullError } from './tools/builtin/atomicWrite.js';
+export { escapeForTerminal, formatCommandForApproval } from './util/escapeForTerminal.js';
 export type { ReadRecord, Workspace, WorkspaceOptions } from './tools/builtin/workspace.js';
 export { readTool } from './tools/builtin/read.js';
 export { writeTool } from './tools/builtin/write.js';
@@ -267,6 +269,7 @@ export {
   SessionClosedError,
   SessionError,
   SessionExistsError,
+  SessionFileTypeError,
   SessionLockedError,
   SessionNotFoundError,
   SessionWriteError,

@@ -6,7 +6,15 @@
 import { RxAgentError } from '../errors.js';
 
 /** The `type` of each session error, to switch on without `instanceof`. */
-export type SessionErrorType = 'locked' | 'not_found' | 'already_exists' | 'write_failed' | 'closed' | 'invalid_session_id' | 'invalid_record';
+export type SessionErrorType =
+  | 'locked'
+  | 'not_found'
+  | 'already_exists'
+  | 'write_failed'
+  | 'closed'
+  | 'invalid_session_id'
+  | 'invalid_record'
+  | 'not_a_file';
 
 /** Base of the session errors: kind 'session', never retryable, with the session id concerned. */
 export abstract class SessionError extends RxAgentError {
@@ -56,6 +64,23 @@ export class SessionNotFoundError extends SessionError {
   readonly type = 'not_found' as const;
   constructor(sessionId: string, readonly where: string) {
     super(sessionId, sessionId === '' ? `no session found in ${where}` : `session ${sessionId} not found in ${where}`);
+  }
+}
+
+/**
+ * The transcript's path names something other than a regular file: a FIFO (reading it would wait
+ * forever), a device, a directory, or a symlink (appending through it would write wherever it
+ * points). Refused at once, before anything is read or written.
+ */
+export class SessionFileTypeError extends SessionError {
+  override readonly name = 'SessionFileTypeError';
+  readonly type = 'not_a_file' as const;
+  constructor(
+    sessionId: string,
+    readonly path: string,
+    readonly found: string,
+  ) {
+    super(sessionId, `the transcript of session ${sessionId} (${path}) is ${found}, not a regular file; refusing to read or write it`);
   }
 }
 

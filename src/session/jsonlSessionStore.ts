@@ -10,13 +10,14 @@
  * Crash repair: opening a session to resume cuts off a trailing partial line (a write the dying
  * process never finished and never acknowledged), so new records start on a clean line.
  */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   InvalidSessionRecordError,
   SessionClosedError,
   SessionExistsError,
+  SessionFileTypeError,
   SessionNotFoundError,
   SessionWriteError,
 } from './errors.js';
@@ -107,11 +108,17 @@ export function createJsonlSessionStore(options: JsonlSessionStoreOptions): Json
     async read(sessionId: string): Promise<SessionTranscript> {
       const path = pathOf(sessionId);
       let text: string;
+      let handle: FileHandle;
       try {
-        text = await fs.readFile(path, 'utf8');
+        handle = await openRegular(sessionId, path, constants.O_RDONLY);
       } catch (error) {
         if (codeOf(error) === 'ENOENT') throw new SessionNotFoundError(sessionId, dir);
         throw error;
+      }
+      try {
+        text = await handle.readFile('utf8');
+      } finally {
+        await handle.close();
       }
       const { records, warnings } = parseTranscript(text);
       return { sessionId, records, warnings };
@@ -140,19 +147,43 @@ async function openTranscript(
   }
   let handle: FileHandle;
   try {
-    handle = await fs.open(path, 'r+');
+    // One descriptor for the repair and the appends: read/write, appending, checked regular.
+    handle = await openRegular(sessionId, path, constants.O_RDWR | constants.O_APPEND);
   } catch (error) {
     if (codeOf(error) === 'ENOENT') throw new SessionNotFoundError(sessionId, dir);
+    if (error instanceof SessionFileTypeError) throw error;
     throw new SessionWriteError(sessionId, path, codeOf(error), error);
   }
   try {
     await truncatePartialTail(handle);
-    await handle.close();
-    return await fs.open(path, 'a', 0o600);
+    return handle;
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw new SessionWriteError(sessionId, path, codeOf(error), error);
   }
+}
+
+/**
+ * Opens an existing transcript without following a symlink (O_NOFOLLOW) or waiting on a FIFO
+ * (O_NONBLOCK), and refuses anything but a regular file (SessionFileTypeError).
+ */
+async function openRegular(sessionId: string, path: string, flags: number): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'ELOOP') throw new SessionFileTypeError(sessionId, path, 'a symbolic link');
+    if (code === 'ENXIO') throw new SessionFileTypeError(sessionId, path, 'a socket');
+    if (code === 'EISDIR') throw new SessionFileTypeError(sessionId, path, 'a directory');
+    throw error;
+  }
+  const st = await handle.stat();
+  if (!st.isFile()) {
+    await handle.close();
+    throw new SessionFileTypeError(sessionId, path, st.isFIFO() ? 'a FIFO' : st.isDirectory() ? 'a directory' : 'a device or socket');
+  }
+  return handle;
 }
 
 /** Cuts the file back to its last newline (a partial last line was never acknowledged). */

@@ -1,14 +1,14 @@
 /**
  * The per-session writer lock: `<sessionId>.lock` next to the transcript, holding the owner's pid,
  * its start time and when the lock was taken. Created with `wx` (exclusive), so of two writers
- * exactly one gets it. A lock whose pid is no longer alive (`kill(pid, 0)` → ESRCH) is stale and
- * is taken over.
+ * exactly one gets it. A lock whose pid is no longer alive (`kill(pid, 0)` → ESRCH), or is alive but
+ * started at another time than the writer did (the pid was reused), is stale and is taken over.
  *
  * Take-over is careful about races between two recovering processes: the stale file is first
  * renamed aside (atomic) and checked to be the very lock judged stale; if a live lock was moved by
  * mistake it is linked back (link fails rather than overwrite a newer lock).
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { SessionLockedError, type LockHolder } from './errors.js';
 
@@ -21,8 +21,37 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
+/** Two start times closer than this are the same process (the kernel's clock ticks are 10 ms). */
+const SAME_START_TOLERANCE_MS = 1_000;
+/** USER_HZ: the unit of /proc/<pid>/stat's start time, 100 on every Linux architecture. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+let bootTimeMs: number | undefined | null = null;
+
+/**
+ * When process `pid` started (ms since the epoch) as the kernel records it, or undefined where
+ * there is no /proc (macOS, Windows) or no such process. Read the same way for the lock's writer
+ * and for whoever holds that pid now, so equal values mean the same process.
+ */
+export function processStartTime(pid: number): number | undefined {
+  try {
+    if (bootTimeMs === null) {
+      const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+      bootTimeMs = btime ? Number(btime[1]) * 1000 : undefined;
+    }
+    if (bootTimeMs === undefined) return undefined;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces and parentheses): state is field 3,
+    // starttime field 22.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number.isFinite(ticks) ? bootTimeMs + Math.round((ticks * 1000) / CLOCK_TICKS_PER_SECOND) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** When this process started, so a lock names its owner even across pid reuse. */
-const processStartedAt = Math.round(Date.now() - process.uptime() * 1000);
+const processStartedAt = processStartTime(process.pid) ?? Math.round(Date.now() - process.uptime() * 1000);
 
 export async function acquireLock(lockPath: string, sessionId: string): Promise<HeldLock> {
   const content = JSON.stringify({ pid: process.pid, processStartedAt, lockedAt: Date.now() } satisfies LockHolder);
@@ -76,7 +105,12 @@ async function readLock(lockPath: string): Promise<ExistingLock | 'gone'> {
 
 function isStale(existing: ExistingLock): boolean {
   if (existing.holder === undefined) return existing.ageMs > UNREADABLE_LOCK_GRACE_MS;
-  return !isProcessAlive(existing.holder.pid);
+  const { pid, processStartedAt: recorded } = existing.holder;
+  if (!isProcessAlive(pid)) return true;
+  // The pid is alive, but is it still the writer? After a crash and a reboot or a busy night the
+  // pid can belong to an unrelated process: a different start time says the writer is gone.
+  const startedNow = processStartTime(pid);
+  return startedNow !== undefined && recorded > 0 && Math.abs(startedNow - recorded) > SAME_START_TOLERANCE_MS;
 }
 
 async function takeOverStale(lockPath: string, staleRaw: string): Promise<void> {

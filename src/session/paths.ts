@@ -1,11 +1,21 @@
 /** Where sessions live on disk, and which session ids are safe as file names. */
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InvalidSessionIdError } from './errors.js';
 
-/** The absolute workspace path with every non-alphanumeric character replaced by '-'. */
+/**
+ * The folder name of a workspace's sessions: the absolute path with every non-alphanumeric
+ * character replaced by '-' (as Claude Code names its project folders). That alone is lossy:
+ * `/a-b` and `/a/b` would share one folder, and each could resume or lock the other's sessions.
+ * So unless the path holds nothing but letters, digits and '/', where the replacement can be
+ * undone, `_` and 16 hex digits of the path's SHA-256 follow; a plain slug never contains `_`.
+ */
 export function workspaceSlug(workspace: string): string {
-  return resolve(workspace).replace(/[^a-zA-Z0-9]/g, '-');
+  const absolute = resolve(workspace);
+  const slug = absolute.replace(/[^a-zA-Z0-9]/g, '-');
+  if (/^[a-zA-Z0-9/]*$/.test(absolute)) return slug;
+  return `${slug}_${createHash('sha256').update(absolute).digest('hex').slice(0, 16)}`;
 }
 
 /** `~/.rxagent/projects/<workspace-slug>` */

@@ -12,6 +12,7 @@ import type { OutputLine } from '../../src/cli/outputSchemas.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { gate } from '../../src/testing/gate.js';
 import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli } from './helpers.js';
+import { workspaceSlug } from '../../src/session/paths.js';
 
 beforeAll(assertBuilt);
 afterAll(removeSandboxes);
@@ -292,7 +293,7 @@ describe.concurrent('more command-line cases', () => {
     const box = makeSandbox();
     const id = '1a2b3c4d-0000-4000-8000-00000000abcd';
     await runAgainst([text('One.')], ['-p', 'remember 7', '--session-id', id], box);
-    const transcript = join(box.home, '.rxagent', 'projects', box.cwd.replace(/[^a-zA-Z0-9]/g, '-'), `${id}.jsonl`);
+    const transcript = join(box.home, '.rxagent', 'projects', workspaceSlug(box.cwd), `${id}.jsonl`);
     const before = readFileSync(transcript, 'utf8');
     const run = await runAgainst([text('Two.')], ['-p', 'again', '--resume', id, '--fork-session', '--output-format', 'json'], box);
     expect(run.code).toBe(0);
