@@ -3,7 +3,8 @@
  * message out. The logic is the reducer in `src/assembly/reducer.ts`; this file only gives each
  * subscription its own state and releases it.
  */
-import { Observable, Subject, takeUntil } from 'rxjs';
+import { Observable } from 'rxjs';
+import { subscribeLinked } from './internal/subscribeLinked.js';
 import type { OperatorFunction } from 'rxjs';
 import { assembleStep, createAssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyBatch, AssemblyState } from '../src/assembly/reducer.js';
@@ -69,33 +70,27 @@ export function assembleBlocks(): OperatorFunction<TransportOutput, AssemblyOutp
     new Observable<AssemblyOutput>((subscriber) => {
       // Per subscription: a second subscription assembles its own response (cold).
       let state: AssemblyState | undefined = createAssemblyState();
-      // Registered before subscribing, so an unsubscribe in the middle of a synchronous source
-      // (take(3) downstream) stops that source at once, not after it ran to the end.
-      const unsubscribed$ = new Subject<void>();
-      subscriber.add(() => {
-        unsubscribed$.next();
-        // Release memory on any termination: a partial message may hold megabytes of chunks.
-        state = undefined;
+      // Release memory on any termination: a partial message may hold megabytes of chunks.
+      subscriber.add(() => (state = undefined));
+      // Linked before the source runs: an unsubscribe in the middle of a synchronous source
+      // (take(3) downstream) stops that source at once.
+      subscribeLinked(source$, subscriber, {
+        next(event) {
+          if (state === undefined) return;
+          let step: AssemblyOutput | AssemblyBatch | undefined;
+          try {
+            step = assembleStep(state, event);
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          if (step === undefined) return;
+          // One output per event but for the rare batch (content in message_start, a repair).
+          if (!Array.isArray(step)) subscriber.next(step as AssemblyOutput);
+          else for (const output of step as AssemblyBatch) subscriber.next(output);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
       });
-      subscriber.add(
-        source$.pipe(takeUntil(unsubscribed$)).subscribe({
-          next(event) {
-            if (state === undefined) return;
-            let step: AssemblyOutput | AssemblyBatch | undefined;
-            try {
-              step = assembleStep(state, event);
-            } catch (error) {
-              subscriber.error(error);
-              return;
-            }
-            if (step === undefined) return;
-            // One output per event but for the rare batch (content in message_start, a repair).
-            if (!Array.isArray(step)) subscriber.next(step as AssemblyOutput);
-            else for (const output of step as AssemblyBatch) subscriber.next(output);
-          },
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => subscriber.complete(),
-        }),
-      );
     });
 }

@@ -1,6 +1,6 @@
 /** `decodeSSE()`: an SSE body in, validated stream events out (the RxJS shell over `createStreamEventDecoder`). */
-import { concat, defer, throwError, type ObservableInput, type OperatorFunction } from 'rxjs';
-import { concatMap } from 'rxjs/operators';
+import { Observable, type OperatorFunction } from 'rxjs';
+import { subscribeLinked } from './internal/subscribeLinked.js';
 import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from '../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../src/transport/types.js';
 
@@ -25,7 +25,8 @@ export type DecodeSSEOptions = StreamEventDecoderOptions;
  * before the fault are emitted first, so nothing is lost.
  *
  * Cold and linear: each subscription gets its own decoder; each byte is decoded once and each event
- * parsed once.
+ * parsed once (the API's fixed delta layouts without a full `JSON.parse`, exactly as it would
+ * decode them: see `protocol/deltaLayout.ts`). One subscriber hop per event.
  *
  * ## Example
  * ```ts
@@ -39,22 +40,41 @@ export type DecodeSSEOptions = StreamEventDecoderOptions;
  * @see {@link createMessagesClient} which applies it to each response body.
  * @param options `maxBufferSize`: the SSE parser's buffer cap, in characters (default 8 Mi);
  *   `maxResponseChars`: the cap on the whole body, in characters (default 64 Mi). Either overflow
- *   is a non-retryable `StreamProtocolError('buffer_overflow')`.
+ *   is a non-retryable `StreamProtocolError('buffer_overflow')`. `fastDeltas: false` parses every
+ *   event in full (same result, slower: the reference of the exactness tests).
  * @returns An operator from body chunks to `TransportOutput`.
  */
 export function decodeSSE(options: DecodeSSEOptions = {}): OperatorFunction<Uint8Array | string, TransportOutput> {
   return (source$) =>
-    defer(() => {
+    new Observable<TransportOutput>((subscriber) => {
       const decoder = createStreamEventDecoder(options); // per subscription: cold
-      return concat(
-        source$.pipe(concatMap((chunk) => emitBatch(decoder.push(chunk)))),
-        defer(() => emitBatch(decoder.end())),
-      );
+      /** Emits a batch in order; false once the output is over (an error, or unsubscribed). */
+      const emit = (batch: DecodeBatch): boolean => {
+        const { outputs, error } = batch;
+        for (let i = 0; i < outputs.length; i++) {
+          if (subscriber.closed) return false;
+          subscriber.next(outputs[i] as TransportOutput);
+        }
+        if (error !== undefined) subscriber.error(error);
+        return !subscriber.closed;
+      };
+      // Each batch is emitted in a plain loop: one hop per event, no inner Observable per chunk.
+      subscribeLinked(source$, subscriber, {
+        next(chunk) {
+          let batch: DecodeBatch;
+          try {
+            batch = decoder.push(chunk);
+          } catch (error) {
+            subscriber.error(error); // a chunk that is neither text nor bytes
+            return;
+          }
+          // A closed output has already unsubscribed us (we are part of its teardown).
+          emit(batch);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete() {
+          if (emit(decoder.end())) subscriber.complete();
+        },
+      });
     });
-}
-
-/** A batch as an inner source: a plain array on the common path (cheapest for `concatMap`), then its error if any. */
-function emitBatch(batch: DecodeBatch): ObservableInput<TransportOutput> {
-  const { outputs, error } = batch;
-  return error === undefined ? outputs : concat(outputs, throwError(() => error));
 }

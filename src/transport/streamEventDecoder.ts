@@ -2,11 +2,13 @@
  * The state machine under `decodeSSE()`: bytes in, validated Messages API stream events out.
  *
  * One closure per stream (like eventsource-parser's `createParser`): streaming UTF-8 decoding,
- * the SSE parser, exactly one `JSON.parse` per event, validation and order checks. No RxJS here,
+ * the SSE parser, at most one `JSON.parse` per event, validation and order checks. No RxJS here,
  * so it is tested and benchmarked on its own.
  *
- * Hot path: `content_block_delta` is most of a response (one per few tokens), so it gets a
- * hand-written shape check instead of a zod parse; the rarer events go through their zod schema.
+ * Hot path: `content_block_delta` is most of a response (one per few tokens). The API's fixed
+ * layouts of it are recognised as text, without `JSON.parse` (`protocol/deltaLayout.ts`); any
+ * other delta gets one `JSON.parse` and a hand-written shape check instead of a zod parse; the
+ * rarer events go through their zod schema.
  * Unknown event types are reported as `debug` outputs and dropped, never fatal: the API adds new
  * ones. Unknown block and delta types are passed on (any object with a string `type`): they are
  * content, which assembly keeps and the next request sends back (SPEC §14).
@@ -28,6 +30,7 @@ import {
   pingEventSchema,
   type StreamEvent,
 } from '../protocol/events.js';
+import { matchDeltaLayout } from '../protocol/deltaLayout.js';
 import { apiErrorFromStreamEvent, quoteStart } from './apiErrorFromResponse.js';
 import type { DebugEvent, TransportOutput } from './types.js';
 import { assertNever } from '../util/assertNever.js';
@@ -56,6 +59,12 @@ export interface StreamEventDecoderOptions {
    * endless reply again). Default 64 Mi; `Infinity` turns it off.
    */
   readonly maxResponseChars?: number;
+  /**
+   * Whether the API's fixed delta layouts are read without a full `JSON.parse` (default true).
+   * The result is the same either way; `false` is the full-parse path the exactness tests
+   * compare against.
+   */
+  readonly fastDeltas?: boolean;
 }
 
 /** What one `push` or `end` produced: outputs in order, then possibly the error that ends it. */
@@ -94,6 +103,7 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
   let error: RxAgentError | undefined;
   let phase: Phase = 'before_start';
   const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
+  const fastDeltas = options.fastDeltas ?? true;
   /** Characters fed so far: one addition per chunk, not per event. */
   let responseChars = 0;
 
@@ -132,6 +142,13 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
     // The common name is compared first so the hot path skips the set lookup.
     if (name !== undefined && name !== 'content_block_delta' && !KNOWN_STREAM_EVENT_TYPES.has(name)) {
       debug(`ignored unknown stream event type "${name}"`, { event: name, data: quoteStart(message.data, QUOTE_CHARS) });
+      return;
+    }
+    // The API's own delta layouts are read without a full parse (exactly what it would give).
+    const layout = fastDeltas ? matchDeltaLayout(message.data) : undefined;
+    if (layout !== undefined) {
+      if (phase !== 'in_message') return outOfOrder('content_block_delta');
+      outputs.push(layout);
       return;
     }
     // Deltas are read field by field; any other event is kept whole, so its depth must be sane.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { firstValueFrom, lastValueFrom, of, take, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, Observable, of, take, toArray } from 'rxjs';
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { fromMaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
+import { subscribeLinked } from '../../operators/internal/subscribeLinked.js';
 
 describe('fromAbortSignal', () => {
   it('emits the reason and completes when the signal aborts', async () => {
@@ -87,5 +88,37 @@ describe('fromMaybeAsync', () => {
     await new Promise<void>((r) => setImmediate(r));
     expect(finalized).toBe(true);
     releaseSecond();
+  });
+});
+
+describe('subscribeLinked', () => {
+  /** An operator that passes values on through subscribeLinked (the shape decodeSSE and assembleBlocks use). */
+  const passOn = <T>(source$: Observable<T>) =>
+    new Observable<T>((output) => {
+      subscribeLinked(source$, output, { next: (v) => output.next(v), error: (e: unknown) => output.error(e), complete: () => output.complete() });
+    });
+
+  it('stops a synchronous source as soon as the output is unsubscribed in the middle of it', () => {
+    let produced = 0;
+    const synchronous = new Observable<number>((subscriber) => {
+      for (let i = 0; !subscriber.closed && i < 100; i++) {
+        produced++;
+        subscriber.next(i);
+      }
+      subscriber.complete();
+    });
+    const seen: number[] = [];
+    passOn(synchronous).pipe(take(3)).subscribe((v) => seen.push(v));
+    expect(seen).toEqual([0, 1, 2]);
+    expect(produced).toBe(3);
+  });
+
+  it('passes values, errors and completion through, and tears the source down with the output', async () => {
+    expect(await lastValueFrom(passOn(of(1, 2, 3)).pipe(toArray()))).toEqual([1, 2, 3]);
+    await expect(lastValueFrom(passOn(new Observable<number>((s) => s.error(new Error('boom')))))).rejects.toThrow('boom');
+    let tornDown = false;
+    const endless = new Observable<number>(() => () => (tornDown = true));
+    passOn(endless).subscribe().unsubscribe();
+    expect(tornDown).toBe(true);
   });
 });
