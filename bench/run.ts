@@ -10,6 +10,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { assemblyBench } from './assembly.bench.js';
+import { cliBench } from './cli.bench.js';
 import { contextBench } from './context.bench.js';
 import { costBench } from './cost.bench.js';
 import { grepBench } from './grep.bench.js';
@@ -22,7 +23,7 @@ import { sessionBench } from './session.bench.js';
 import { soakBench } from './soak.bench.js';
 import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loopStreamBench, loadBench, soakBench, costBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loopStreamBench, loadBench, soakBench, costBench, cliBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
