@@ -71,7 +71,9 @@ describe.skipIf(!hasTmux())('permission questions in tmux', () => {
     expect(saved.permissions.allow).toEqual([`Bash(${COMMAND})`]);
 
     // The second identical call runs without a question; then the Edit asks, with its diff.
-    const edit = await term.waitFor('? Edit needs your approval');
+    // The question is printed above the panel, then the choice is drawn in it: two writes, which
+    // the screen can show apart, so wait for the choice under the question.
+    const edit = await term.waitFor(/\? Edit needs your approval[\s\S]*Esc to cancel/);
     expect(edit.match(/needs your approval/g)).toHaveLength(2);
     const editShown = normalize(edit, box.cwd);
     expect(editShown.slice(editShown.indexOf('? Edit needs'))).toBe(`${EDIT_QUESTION_FIXTURE}\n  claude-sonnet-4-5 · default mode · context 1% · $0.0000 · working · Esc to interrupt`);

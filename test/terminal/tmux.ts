@@ -3,9 +3,17 @@
  * one window of a fixed size, keys sent with `send-keys`, pastes with `paste-buffer -p` (bracketed
  * when the program asked for it, as a terminal does), and the screen read with `capture-pane`.
  * Waiting is for what the screen shows (polled, with a generous bound), never for a fixed time.
+ *
+ * The exit status is NOT taken from tmux. Debian's tmux 3.3a is built with libutempter, which
+ * swaps in its own SIGCHLD handler while its helper runs; tmux runs that helper when the pane's
+ * terminal closes, which is exactly when rxagent exits, so the pane process's SIGCHLD is often lost:
+ * it stays a zombie, `pane_dead` is 1 and `pane_dead_status` stays empty for ever (tmux issues
+ * #311 and #4559, fixed upstream after 3.3a by re-sending SIGCHLD). That was the random "did not
+ * exit" hang of these tests. Instead the pane runs a shell that waits for rxagent itself
+ * (`wait` is not signal-driven) and writes its exit status to a file, which is what we read.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI } from '../cli/helpers.js';
 
@@ -53,8 +61,18 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function startTerminal(options: TmuxOptions): Terminal {
   const socket = `rxagent-test-${process.pid}-${++counter}`;
   const script = join(options.home, `run-${counter}.sh`);
-  writeFileSync(script, `#!/bin/sh\ncd ${quote(options.cwd)} && exec ${quote(process.execPath)} ${quote(CLI)} ${(options.args ?? []).map(quote).join(' ')}\n`);
+  const statusFile = join(options.home, `run-${counter}.status`);
+  // No `exec`: the shell outlives rxagent to record its status (written whole, then renamed).
+  writeFileSync(
+    script,
+    `#!/bin/sh\ncd ${quote(options.cwd)} || exit 97\n${quote(process.execPath)} ${quote(CLI)} ${(options.args ?? []).map(quote).join(' ')}\n` +
+      `echo $? > ${quote(`${statusFile}.tmp`)} && mv ${quote(`${statusFile}.tmp`)} ${quote(statusFile)}\n`,
+  );
   chmodSync(script, 0o755);
+  // remain-on-exit from the start (a set-option after new-session could come after a quick exit,
+  // when the session is already gone): the last screen stays readable after rxagent has left.
+  const config = join(options.home, `tmux-${counter}.conf`);
+  writeFileSync(config, 'set-option -g remain-on-exit on\n');
   const env = {
     PATH: process.env['PATH'] ?? '',
     HOME: options.home,
@@ -63,21 +81,17 @@ export function startTerminal(options: TmuxOptions): Terminal {
     TERM: 'xterm-256color',
     LANG: 'C.UTF-8',
   };
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env, encoding: 'utf8' });
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', config, ...args], { env, encoding: 'utf8' });
   tmux('new-session', '-d', '-s', 'main', '-x', String(options.width ?? 120), '-y', String(options.height ?? 40), script);
-  tmux('set-option', '-t', 'main', 'remain-on-exit', 'on');
   const screen = () =>
     tmux('capture-pane', '-p', '-t', 'main')
       .split('\n')
       .map((l) => l.replace(/\s+$/, ''))
       .join('\n')
       .replace(/\n+$/, '');
-  // tmux may see the pane's terminal close before it has reaped the process: the pane counts as
-  // exited once its status (or the signal that killed it) is known.
   const exited = () => {
-    const [dead, status, signal] = tmux('display-message', '-p', '-t', 'main', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}').trim().split(':');
-    const known = (status ?? '') !== '' || (signal ?? '') !== '';
-    return { dead: dead === '1' && known, status: status === undefined || status === '' ? undefined : Number(status) };
+    if (!existsSync(statusFile)) return { dead: false, status: undefined };
+    return { dead: true, status: Number(readFileSync(statusFile, 'utf8').trim()) };
   };
   return {
     screen,
