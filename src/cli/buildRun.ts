@@ -90,6 +90,8 @@ export interface PreparedRun {
   readonly sandbox?: SandboxStatus;
   /** The MCP servers and their states now (the init line's `mcp_servers`, `mcp_status`). */
   readonly mcpServers?: readonly McpServerStatus[];
+  /** The MCP tools offered now (`mcp__<server>__<tool>`), for the interactive /mcp. */
+  readonly mcpToolNames?: readonly string[];
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
   /** With `--json-schema`: where the current turn's structured answer stands. */
@@ -324,6 +326,9 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       sandbox: sandbox.status,
       get mcpServers() {
         return mcpSession.servers();
+      },
+      get mcpToolNames() {
+        return mcpSession.tools().map((t) => t.name);
       },
       history: session.messages,
       structuredOutput: () => structured?.state(),

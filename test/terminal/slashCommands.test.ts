@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { COMPACT_SYSTEM_PROMPT } from '../../src/context/compactPrompt.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
+import { FIXTURE_SERVER } from '../mcp/servers.js';
 import { lastUserText, normalize, READY, useScenarios } from './scenario.js';
 import { hasTmux } from './tmux.js';
 
@@ -40,7 +41,12 @@ describe.skipIf(!hasTmux())('slash commands in tmux', () => {
       const prompt = lastUserText(request);
       return text(`Answer to: ${prompt}`);
     };
-    const scenario = await open({ script, files: { '.claude/commands/greet.md': '---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS politely.\n' } });
+    const mcpConfig = JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [FIXTURE_SERVER] }, broken: { command: '/nonexistent/nosuch-mcp-server' } } });
+    const scenario = await open({
+      script,
+      args: ['--mcp-config', mcpConfig],
+      files: { '.claude/commands/greet.md': '---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS politely.\n' },
+    });
     const { term, server } = scenario;
     const first = await term.waitFor(READY);
     const firstSession = /\(session ([0-9a-f-]{36})\)/.exec(first)![1]!;
@@ -52,8 +58,11 @@ describe.skipIf(!hasTmux())('slash commands in tmux', () => {
 
     term.submit('/nosuch thing');
     await term.waitFor('Unknown command: /nosuch. Type /help for the commands.');
+    // /mcp: the configured servers, their states and tools (a real MCP server over stdio).
     term.submit('/mcp');
-    await term.waitFor('No MCP servers: this version of rxagent does not support MCP yet');
+    const mcp = await term.waitFor(/MCP servers \(2\):[\s\S]*nosuch/);
+    expect(mcp).toMatch(/ {2}fixture {2}connected · fixture 1\.0\.0 · \d+ tools\n {4}echo, slow_progress, /);
+    expect(mcp).toMatch(/ {2}broken {3}failed\n {4}\S.*nosuch/);
     // Tab completes the command name (and adds the space for its arguments).
     term.type('/sta');
     term.keys('Tab');

@@ -12,6 +12,7 @@ import { packageVersion } from '../version.js';
 import { CompactCancelled, compactNow } from './compactNow.js';
 import type { CustomCommand } from './customCommands.js';
 import type { FrontEnd } from './frontEnd.js';
+import { mcpReport } from './mcpReport.js';
 import type { Paint } from './permissionQuestion.js';
 import { resumeCommand, permissionsCommand, type SessionCommandContext } from './sessionCommands.js';
 import { helpText, type BuiltinName } from './slashCommands.js';
@@ -123,7 +124,7 @@ export async function runBuiltin(name: BuiltinName, args: string, ctx: CommandCo
     case 'agents':
       return say(ctx, await agents(ctx));
     case 'mcp':
-      return say(ctx, 'No MCP servers: this version of rxagent does not support MCP yet, so none are configured or connected.');
+      return say(ctx, mcpReport(ctx.session.run.mcpServers ?? [], ctx.session.run.mcpToolNames ?? [], ctx.paint, ctx.frontEnd.columns()));
     case 'exit':
       return ctx.exit();
     default:
