@@ -35,8 +35,6 @@ export type PermissionModeName = PermissionMode;
  */
 const MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { manual: 'default', auto: 'default' };
 
-export const DEFAULT_MAX_TOKENS = 32_000;
-
 export interface CliOptions {
   readonly print: boolean;
   readonly prompt: string | undefined;

@@ -3,7 +3,10 @@
  * parsing logic in `args.ts` so each file has one job.
  */
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+// One source of truth for the default model: the model table.
+import { DEFAULT_MODEL } from '../context/modelTable.js';
+
+export { DEFAULT_MODEL };
 
 /**
  * Flags the Claude Agent SDK may pass that configure machinery rxagent does not have (plugins,
@@ -107,10 +110,11 @@ Options:
   --include-partial-messages        With stream-json: also print raw stream events as they arrive
   --include-hook-events             With stream-json: print hook_started / hook_response lines
   --max-turns <n>                   Stop after n model iterations
-  --model <model>                   Model name (default: ${DEFAULT_MODEL})
+  --model <model>                   Model name or alias: sonnet, opus, haiku (default: ${DEFAULT_MODEL})
   --fallback-model <model>          Model to switch to when the main one stays overloaded
   --tools <names...>                Tools to offer (Read Write Edit Glob Grep Bash Agent; "" for
-                                    none; default for all)
+                                    none; default for all; WebSearch WebFetch: the API's server
+                                    tools, only when named)
   --allowedTools <rules...>         Permission rules that allow, e.g. Read "Bash(git diff:*)"
   --disallowedTools <rules...>      Permission rules that deny (a bare tool name removes the tool)
   --permission-mode <mode>          default, acceptEdits, bypassPermissions, plan, dontAsk (manual
@@ -154,6 +158,10 @@ Environment:
   ANTHROPIC_BETAS        anthropic-beta values, comma-separated
   CLAUDE_CODE_MAX_RETRIES, RXAGENT_MAX_RETRIES  Retries per model request (default 10)
   API_TIMEOUT_MS         Total time of one model request in ms (default 600000; 0 = none)
+  ANTHROPIC_MODEL        Model when --model is not given; ANTHROPIC_SMALL_FAST_MODEL: what haiku means
+  CLAUDE_CODE_MAX_OUTPUT_TOKENS  max_tokens (default 32000, capped at the model's limit)
+  MAX_THINKING_TOKENS    Thinking budget (0: off); thinking is on by default where the model has it
+  DISABLE_PROMPT_CACHING Set to 1 to send no cache_control breakpoints
   HTTPS_PROXY, NO_PROXY  Proxy for model requests; NODE_EXTRA_CA_CERTS: extra trusted CAs
 
 Exit status: 0 when the turn succeeded, 1 on an error result, 2 on a usage error.

@@ -18,7 +18,6 @@ import type { AgentTreeOptions, SubagentOptions } from '../agents/agentTree.js';
 import { createPermissionPolicy, type PermissionAnswer, type PermissionRequest } from '../permissions/createPermissionPolicy.js';
 import type { TranscriptSink } from '../loop/seams.js';
 import type { MessageParam } from '../protocol/content.js';
-import type { ThinkingConfig } from '../protocol/request.js';
 import type { MessagesClient } from '../transport/types.js';
 import type { RunDescription } from './output/streamJson.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
@@ -32,16 +31,20 @@ import { createWorkspace } from '../tools/builtin/workspace.js';
 import { createSandbox } from '../sandbox/createSandbox.js';
 import { describeSandbox, type SandboxStatus } from '../sandbox/types.js';
 import { commandNamesOf } from '../tools/builtin/shellParse.js';
-import type { CanUseTool, PermissionResult } from '../tools/hooks.js';
+import { askDeniedMessage, type CanUseTool, type PermissionResult } from '../tools/hooks.js';
 import type { Tool } from '../tools/types.js';
 import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } from '../transport/createMessagesClient.js';
-import { DEFAULT_MAX_TOKENS, type CliOptions, type PermissionModeName } from './args.js';
+import type { CliOptions, PermissionModeName } from './args.js';
+import { resolveModel } from '../context/modelTable.js';
+import { chooseModel, modelRequestShape, modelStartWarnings, promptCachingFromEnv, thinkingBudgetFrom } from './modelRequest.js';
+import { joinBetas, withRequestExtras } from './requestExtras.js';
 import type { PermissionDenial } from './output/resultLine.js';
 import { composeSystemPrompt } from './systemPrompt.js';
 import { loadMemoryFiles, memorySection } from './claudeMd.js';
 import { expandSlashCommand, loadSlashCommands } from './slashCommands.js';
 import { createStructuredOutput, STRUCTURED_OUTPUT_TOOL, type StructuredOutputState } from './structuredOutput.js';
 import type { McpServerStatus } from '../mcp/connectMcpServers.js';
+import type { McpServersConfig } from '../mcp/config.js';
 import { mcpLimitsFromEnv } from '../mcp/limits.js';
 import { openMcpSessionLazily, type McpSession } from '../mcp/lazySession.js';
 import { ruleCoversTool } from '../permissions/matchRule.js';
@@ -68,6 +71,8 @@ export interface RunEnvironment {
   readonly onDenial?: (denial: PermissionDenial) => void;
   /** In-process hooks added to the settings files' (the SDK host's callbacks). */
   readonly extraHooks?: HooksConfig;
+  /** MCP servers added to the configured ones (the SDK host's in-process servers). */
+  readonly extraMcpServers?: McpServersConfig;
 }
 
 export interface PreparedRun {
@@ -75,6 +80,8 @@ export interface PreparedRun {
   readonly cwd: string;
   /** The model of the next turn (`setModel` changes it). */
   readonly model: string;
+  /** `max_tokens` of the next turn's requests (follows the model). */
+  readonly maxOutputTokens: number;
   readonly tools: readonly Tool[];
   /** Every tool name the model is offered (the built-ins, then `Agent` when subagents are on). */
   readonly toolNames: readonly string[];
@@ -140,7 +147,7 @@ async function openSession(
 }
 
 export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Promise<PreparedRun> {
-  const { builtins: toolNames, agent: agentToolOn, ignored } = resolveToolNames(options.tools, options.disallowedTools);
+  const { builtins: toolNames, agent: agentToolOn, server: serverTools, ignored } = resolveToolNames(options.tools, options.disallowedTools);
   if (options.permissionModeAlias === 'auto') runEnv.onWarning('--permission-mode auto: rxagent has no permission classifier; calls that need approval are asked as in default mode');
   if (options.ignoredFlags.length > 0) runEnv.onWarning(`${options.ignoredFlags.join(', ')}: accepted for the Agent SDK; rxagent has nothing they configure`);
   if (ignored.length > 0) runEnv.onWarning(`--tools: ${ignored.join(', ')} ${ignored.length === 1 ? 'is a Claude Code tool' : 'are Claude Code tools'} rxagent does not have; ignored`);
@@ -198,14 +205,24 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
   let client: ClosableMessagesClient | undefined;
   let mcp: McpSession | undefined;
   try {
-    client = createMessagesClient({
-      baseURL,
-      // A bearer token alone: the client needs a key value, the header below replaces its use.
-      apiKey: apiKey ?? (authToken as string),
-      headers: requestHeaders(env, options.betas, apiKey === undefined),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
-      ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
-    });
+    const initialModel = chooseModel(options.modelGiven ? options.model : undefined, settings.model, env);
+    let model = initialModel;
+    const initialThinkingBudget = thinkingBudgetFrom(options.maxThinkingTokens, env);
+    let thinkingBudget = initialThinkingBudget;
+    const shape = () => modelRequestShape(model, env, { mode: options.thinking, budget: thinkingBudget }, options.effort);
+    modelStartWarnings(model, env, options.effort, new Date().toISOString().slice(0, 10)).forEach(runEnv.onWarning);
+    const promptCaching = promptCachingFromEnv(env);
+    client = withRequestExtras(
+      createMessagesClient({
+        baseURL,
+        // A bearer token alone: the client needs a key value, the header below replaces its use.
+        apiKey: apiKey ?? (authToken as string),
+        headers: requestHeaders(env, apiKey === undefined),
+        ...(maxRetries === undefined ? {} : { maxRetries }),
+        ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+      }),
+      { serverTools, outputConfig: () => shape().outputConfig, betas: joinBetas(env['ANTHROPIC_BETAS'], options.betas) },
+    );
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
     const toolResultsDir = join(store.dir, sessionId, 'tool-results');
     mkdirSync(toolResultsDir, { recursive: true, mode: 0o700 });
@@ -232,7 +249,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     const tools = [...toolsIn(() => permissionMode), ...(structured ? [structured.tool] : [])];
     // Every server starts now, in parallel, and stays connected for every turn of the run. The
     // MCP SDK is loaded only when there is a server (it costs every start-up ~0.3 s otherwise).
-    mcp = await openMcpSessionLazily(mcpSources.servers, {
+    mcp = await openMcpSessionLazily({ ...mcpSources.servers, ...runEnv.extraMcpServers }, {
       env,
       cwd,
       limits: mcpLimits,
@@ -243,9 +260,18 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       offer: (name) => !removedByDenyRules(name, [...settings.permissions.deny, ...options.disallowedTools]),
     });
     const mcpSession = mcp;
-    const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...mcpSession.tools().map((t) => t.name)];
+    const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...mcpSession.tools().map((t) => t.name), ...serverTools];
 
     const onDenial = runEnv.onDenial;
+    // PermissionRequest hooks answer where a question would be asked, even with nobody to ask.
+    const permissionHooks = [settings.hooks, runEnv.extraHooks].some((h) => (h?.PermissionRequest?.length ?? 0) > 0);
+    const ask = (request: PermissionRequest): Promise<PermissionAnswer> =>
+      hooks.session.permissionRequest(request).then((decided) => {
+        if (decided) return decided;
+        if (!runEnv.ask || !runEnv.interactive) return { behavior: 'deny', message: askDeniedMessage(request.toolName, request.reason) };
+        void hooks.session.notification(`rxagent needs your permission to use ${request.toolName}`, 'permission_prompt');
+        return runEnv.ask(request);
+      });
     const sessionRules = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
     const canUseToolIn = (mode: CliOptions['permissionMode']): CanUseTool => {
       const policy = createPermissionPolicy({
@@ -260,8 +286,8 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         cwd,
         homeDir: runEnv.homeDir,
         roots: workspace.roots,
-        interactive: runEnv.interactive,
-        ...(runEnv.ask ? { ask: runEnv.ask } : {}),
+        interactive: runEnv.interactive || permissionHooks,
+        ...(runEnv.ask || permissionHooks ? { ask } : {}),
       });
       return (toolName, input, ctx) => {
         const record = (result: PermissionResult): PermissionResult => {
@@ -273,8 +299,6 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       };
     };
     let permissionMode = options.permissionMode;
-    let model = options.modelGiven ? options.model : (settings.model ?? options.model);
-    let thinkingTokens: number | undefined = options.maxThinkingTokens;
     // Rebuilt when the mode or the session's rules change; a call already deciding keeps its policy.
     let canUseTool = canUseToolIn(permissionMode);
     const childTranscripts = createChildTranscripts(join(store.dir, sessionId, 'subagents'), cwd, packageVersion());
@@ -285,6 +309,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
           toolsFor: (_child, definition) => toolsIn(() => childPermissionMode(permissionMode, definition)),
           canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(permissionMode, definition)),
           transcriptFor: (child) => childTranscripts.sinkFor(child.agentId),
+          resolveModel: (name) => resolveModel(name, env),
         }
       : { maxDepth: 0 };
 
@@ -297,8 +322,9 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       onWarning: runEnv.onWarning,
       sandbox,
     });
+    const started = await hooks.session.sessionStart(options.resume !== undefined || options.continue ? 'resume' : 'startup', model);
     const governor = createContextGovernor({ client, sessionDir: join(store.dir, sessionId), tools });
-    const append = [readPromptFile(options.appendSystemPromptFile) ?? options.appendSystemPrompt, memorySection(memory.files), structured?.instructions].filter((t) => t !== undefined && t !== '').join('\n\n');
+    const append = [readPromptFile(options.appendSystemPromptFile) ?? options.appendSystemPrompt, memorySection(memory.files), started.additionalContext, structured?.instructions].filter((t) => t !== undefined && t !== '').join('\n\n');
     const system = composeSystemPrompt(readPromptFile(options.systemPromptFile) ?? options.systemPrompt, append === '' ? undefined : append, {
       cwd,
       extraDirs: options.addDirs.map((d) => resolve(cwd, d)),
@@ -313,6 +339,9 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       cwd,
       get model() {
         return model;
+      },
+      get maxOutputTokens() {
+        return shape().maxOutputTokens;
       },
       tools,
       toolNames: toolNamesOffered,
@@ -336,6 +365,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       transcript: session.sink,
       loopOptions: (prompt, signal) => {
         structured?.reset();
+        const request = shape();
         return {
           model,
           client: openedClient,
@@ -344,7 +374,9 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
           refreshTools: mcpSession.refreshTools,
           messages: run.history,
           prompt: typeof prompt === 'string' ? expandSlashCommand(prompt, slash.commands) : prompt,
-          maxOutputTokens: DEFAULT_MAX_TOKENS,
+          maxOutputTokens: request.maxOutputTokens,
+          ...(request.thinking ? { thinking: request.thinking } : {}),
+          promptCaching,
           hooks: { ...hooks.loopHooks, ...(structured ? { stop: structured.wrapStop(hooks.loopHooks.stop) } : {}), ...hooks.toolHooks },
           // Reads the current policy at each call, so set_permission_mode reaches a running turn.
           canUseTool: (toolName, input, ctx) => canUseTool(toolName, input, ctx),
@@ -354,17 +386,16 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
           agents,
           // Children inherit it through the agent tree.
           interactive: runEnv.interactiveView === true,
-          ...thinkingFor(thinkingTokens, DEFAULT_MAX_TOKENS),
           ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
-          ...(options.fallbackModel === undefined ? {} : { fallbackModel: options.fallbackModel }),
+          ...(options.fallbackModel === undefined ? {} : { fallbackModel: resolveModel(options.fallbackModel, env) }),
           ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
       };
       },
       setModel: (next) => {
-        model = next ?? (options.modelGiven ? options.model : (settings.model ?? options.model));
+        model = next === undefined ? initialModel : resolveModel(next, env);
       },
       setMaxThinkingTokens: (tokens) => {
-        thinkingTokens = tokens ?? options.maxThinkingTokens;
+        thinkingBudget = tokens ?? initialThinkingBudget;
       },
       setPermissionMode: (mode) => {
         permissionMode = mode;
@@ -375,6 +406,7 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         canUseTool = canUseToolIn(permissionMode);
       },
       close: async () => {
+        await hooks.session.sessionEnd('other');
         await Promise.allSettled([closeSession(), childTranscripts.close(), openedClient.close(), mcpSession.close()]);
       },
     };
@@ -383,15 +415,6 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     await Promise.allSettled([closeSession(), client?.close(), mcp?.close()]);
     throw error;
   }
-}
-
-/**
- * A thinking budget as the API takes it: none for 0 or unset, else an enabled budget below the
- * output limit (the API requires budget_tokens < max_tokens, and at least 1024).
- */
-export function thinkingFor(tokens: number | undefined, maxOutputTokens: number): { thinking?: ThinkingConfig } {
-  if (tokens === undefined || tokens === 0) return {};
-  return { thinking: { type: 'enabled', budget_tokens: Math.max(1024, Math.min(tokens, maxOutputTokens - 1)) } };
 }
 
 function removedByDenyRules(toolName: string, denyRules: readonly string[]): boolean {
@@ -407,17 +430,15 @@ function removedByDenyRules(toolName: string, denyRules: readonly string[]): boo
 
 /**
  * Headers of every request beyond the client's own: `ANTHROPIC_CUSTOM_HEADERS` ("Name: value"
- * per line), `anthropic-beta` from `--betas` and `ANTHROPIC_BETAS`, and with only
- * `ANTHROPIC_AUTH_TOKEN` its `Authorization: Bearer` (and no x-api-key).
+ * per line), and with only `ANTHROPIC_AUTH_TOKEN` its `Authorization: Bearer` (and no x-api-key).
+ * `anthropic-beta` is joined per request (`withRequestExtras`).
  */
-export function requestHeaders(env: Readonly<Record<string, string | undefined>>, betas: readonly string[], bearerOnly: boolean): Record<string, string> {
+export function requestHeaders(env: Readonly<Record<string, string | undefined>>, bearerOnly: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const line of (env['ANTHROPIC_CUSTOM_HEADERS'] ?? '').split(/\r?\n/)) {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  const allBetas = [...(env['ANTHROPIC_BETAS'] ?? '').split(','), ...betas].map((b) => b.trim()).filter((b) => b !== '');
-  if (allBetas.length > 0) headers['anthropic-beta'] = [...new Set(allBetas)].join(',');
   const token = env['ANTHROPIC_AUTH_TOKEN'];
   if (token) headers['authorization'] = `Bearer ${token}`;
   if (bearerOnly) headers['x-api-key'] = '';
@@ -469,7 +490,7 @@ export function describeRun(run: PreparedRun): RunDescription {
     version: packageVersion(),
     agents: run.agents.map((a) => a.name),
     slashCommands: run.slashCommands.map((c) => c.name),
-    maxOutputTokens: DEFAULT_MAX_TOKENS,
+    maxOutputTokens: run.maxOutputTokens,
     ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
     mcpServers: (run.mcpServers ?? []).map(({ name, status }) => ({ name, status })),
   };

@@ -85,8 +85,10 @@ export function highestPricedModel(): ModelInfo {
 
 /**
  * The model id to send for what the user typed: an alias resolved as Claude Code does
- * (`ANTHROPIC_MODEL` is the user's choice when no `--model` is given; `ANTHROPIC_SMALL_FAST_MODEL`
- * replaces what `haiku` means), anything else as is.
+ * (`ANTHROPIC_MODEL` is the user's choice when no `--model` is given; `ANTHROPIC_DEFAULT_SONNET_MODEL`,
+ * `ANTHROPIC_DEFAULT_OPUS_MODEL`, `ANTHROPIC_DEFAULT_HAIKU_MODEL` and the older
+ * `ANTHROPIC_SMALL_FAST_MODEL` replace what an alias means; `default` is the default model),
+ * anything else as is.
  */
 export function resolveModel(
   requested: string | undefined,
@@ -94,7 +96,9 @@ export function resolveModel(
 ): string {
   const choice = requested ?? (env['ANTHROPIC_MODEL'] || undefined) ?? DEFAULT_MODEL;
   const key = choice.toLowerCase();
-  if (key === 'haiku' && env['ANTHROPIC_SMALL_FAST_MODEL']) return env['ANTHROPIC_SMALL_FAST_MODEL'];
+  if (key === 'default') return DEFAULT_MODEL;
+  const override = env[`ANTHROPIC_DEFAULT_${key.toUpperCase()}_MODEL`] || (key === 'haiku' ? env['ANTHROPIC_SMALL_FAST_MODEL'] : undefined);
+  if (MODEL_ALIASES[key] !== undefined && override) return override;
   return MODEL_ALIASES[key] ?? choice;
 }
 

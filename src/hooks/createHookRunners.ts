@@ -17,26 +17,11 @@ import type {
 } from '../loop/seams.js';
 import type { PostToolUseHook, PostToolUseResult, PreToolUseHook, PreToolUseResult, ToolHooks } from '../tools/hooks.js';
 import type { HookOutcome } from './interpretHookOutput.js';
-import { compileToolMatcher } from './matcher.js';
-import type { CommandSandbox } from '../sandbox/types.js';
-import { runHook } from './runHook.js';
-import type { HookEvent, HookInput, HookInputBase, HookSpec, HooksConfig } from './types.js';
+import { createHookInvoker, type HookRunnerOptions } from './invokeHooks.js';
+import { createSessionHookRunners, type SessionHookRunners } from './sessionHooks.js';
+import type { HookInput } from './types.js';
 
-/** Options of {@link createHookRunners}: the hooks configuration and the session facts hooks receive. */
-export interface HookRunnerOptions {
-  readonly hooks: HooksConfig;
-  /** The workspace: command hooks run there and receive it as `cwd`. */
-  readonly cwd: string;
-  readonly sessionId: string;
-  readonly transcriptPath?: string;
-  readonly permissionMode?: string;
-  /** Warnings of PreToolUse/PostToolUse hooks (their seam has no warnings channel). */
-  readonly onWarning?: (message: string) => void;
-  /** SIGTERM → SIGKILL grace for command hooks. */
-  readonly killGraceMs?: number;
-  /** The run's sandbox for command hooks (see `RunHookOptions.sandbox`). */
-  readonly sandbox?: CommandSandbox;
-}
+export type { HookRunnerOptions };
 
 /** The combined answer of the hooks of one loop event. */
 export interface LoopHookResult extends HookDecision {
@@ -51,6 +36,8 @@ export interface HookRunners {
   readonly runStopHooks: (input: StopHookInput) => Promise<LoopHookResult>;
   readonly runPostToolBatchHooks: (input: PostToolBatchHookInput) => Promise<LoopHookResult>;
   readonly runUserPromptSubmitHooks: (input: UserPromptSubmitHookInput) => Promise<LoopHookResult>;
+  /** SessionStart, SessionEnd, Notification, PermissionRequest. */
+  readonly session: SessionHookRunners;
   /** The same functions shaped for `agentLoop({ hooks })`. */
   readonly toolHooks: ToolHooks;
   readonly loopHooks: LoopHooks;
@@ -58,40 +45,8 @@ export interface HookRunners {
 
 /** Builds the PreToolUse/PostToolUse and loop hook functions from a hooks configuration. */
 export function createHookRunners(options: HookRunnerOptions): HookRunners {
-  const compiled = Object.fromEntries(
-    Object.entries(options.hooks).map(([event, groups]) => [
-      event,
-      (groups ?? []).map((g) => ({ matches: compileToolMatcher(g.matcher), hooks: g.hooks })),
-    ]),
-  ) as { [E in HookEvent]?: Array<{ matches: (tool: string) => boolean; hooks: readonly HookSpec[] }> };
-
-  const specsFor = (event: HookEvent, toolName?: string): HookSpec[] =>
-    (compiled[event] ?? []).filter((g) => toolName === undefined || g.matches(toolName)).flatMap((g) => g.hooks);
-
-  const base = (event: HookEvent): HookInputBase => ({
-    session_id: options.sessionId,
-    transcript_path: options.transcriptPath,
-    cwd: options.cwd,
-    ...(options.permissionMode === undefined ? {} : { permission_mode: options.permissionMode }),
-    hook_event_name: event,
-  });
-
-  const runAll = (specs: readonly HookSpec[], input: HookInput, signal?: AbortSignal): Promise<HookOutcome[]> =>
-    Promise.all(
-      specs.map((spec) =>
-        runHook(spec, input, {
-          cwd: options.cwd,
-          ...(signal === undefined ? {} : { signal }),
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-          ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-          ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
-        }),
-      ),
-    );
-
-  const report = (outcomes: readonly HookOutcome[]) => {
-    for (const o of outcomes) for (const w of o.warnings) options.onWarning?.(w);
-  };
+  const invoker = createHookInvoker(options);
+  const { specsFor, base, runAll, report } = invoker;
 
   const preToolUse: PreToolUseHook = (input) => {
     const specs = specsFor('PreToolUse', input.toolName);
@@ -217,6 +172,7 @@ export function createHookRunners(options: HookRunnerOptions): HookRunners {
     runStopHooks,
     runPostToolBatchHooks,
     runUserPromptSubmitHooks,
+    session: createSessionHookRunners(invoker),
     toolHooks: { preToolUse: [preToolUse], postToolUse: [postToolUse] },
     loopHooks: { stop: runStopHooks, postToolBatch: runPostToolBatchHooks, userPromptSubmit: runUserPromptSubmitHooks },
   };

@@ -16,6 +16,8 @@ export interface HookOutcome {
   readonly updatedInput?: Record<string, unknown>;
   readonly updatedOutput?: unknown;
   readonly additionalContext?: string;
+  /** PermissionRequest: the hook's answer to the permission question. */
+  readonly permissionAnswer?: { readonly behavior: 'allow'; readonly updatedInput?: Record<string, unknown> } | { readonly behavior: 'deny'; readonly message?: string };
   readonly warnings: readonly string[];
 }
 
@@ -51,8 +53,8 @@ export function interpretProcessOutcome(event: HookEvent, label: string, p: Proc
     }
     return interpretJSON(event, label, parsed);
   }
-  // Plain text from a prompt hook is context for the model; elsewhere it is only a transcript note.
-  return event === 'UserPromptSubmit' && text !== '' ? { additionalContext: text, warnings: [] } : { warnings: [] };
+  // Plain text from a prompt or session-start hook is context for the model; elsewhere it is only a transcript note.
+  return (event === 'UserPromptSubmit' || event === 'SessionStart') && text !== '' ? { additionalContext: text, warnings: [] } : { warnings: [] };
 }
 
 export function interpretJSON(event: HookEvent, label: string, value: unknown): HookOutcome {
@@ -75,7 +77,9 @@ export function interpretJSON(event: HookEvent, label: string, value: unknown): 
     warnings.push(`${event} hook ${label} gave an updatedInput that is not an object; ignored.`);
   }
   const reason = out.reason ?? specific?.permissionDecisionReason;
+  const permissionAnswer = event === 'PermissionRequest' ? permissionAnswerOf(specific?.decision, event, label, warnings) : undefined;
   return {
+    ...(permissionAnswer ? { permissionAnswer } : {}),
     ...(out.decision === 'block' ? { block: out.reason?.trim() || `${event} hook ${label} blocked without giving a reason` } : {}),
     ...(out.continue === false ? { preventContinuation: out.stopReason?.trim() || `${event} hook ${label} stopped the session` } : {}),
     ...(permissionDecision ? { permissionDecision } : {}),
@@ -89,4 +93,18 @@ export function interpretJSON(event: HookEvent, label: string, value: unknown): 
       : {}),
     warnings,
   };
+}
+
+/** A PermissionRequest hook's `decision` (`{behavior, updatedInput?, message?}`), checked. */
+function permissionAnswerOf(decision: unknown, event: HookEvent, label: string, warnings: string[]): HookOutcome['permissionAnswer'] {
+  if (decision === undefined || decision === null) return undefined;
+  const d = decision as { behavior?: unknown; updatedInput?: unknown; message?: unknown };
+  if (typeof decision !== 'object' || (d.behavior !== 'allow' && d.behavior !== 'deny')) {
+    warnings.push(`${event} hook ${label} gave a decision without behavior "allow" or "deny"; ignored.`);
+    return undefined;
+  }
+  if (d.behavior === 'deny') return { behavior: 'deny', ...(typeof d.message === 'string' && d.message !== '' ? { message: d.message } : {}) };
+  const input = d.updatedInput;
+  const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
+  return { behavior: 'allow', ...(isObject ? { updatedInput: input as Record<string, unknown> } : {}) };
 }

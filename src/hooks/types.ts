@@ -4,10 +4,29 @@
  * already write); in-process `HookCallback`s receive and return the same objects.
  */
 
-export type HookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolBatch' | 'Stop' | 'UserPromptSubmit';
+export type HookEvent =
+  | 'PreToolUse'
+  | 'PostToolUse'
+  | 'PostToolBatch'
+  | 'Stop'
+  | 'UserPromptSubmit'
+  | 'SessionStart'
+  | 'SessionEnd'
+  | 'Notification'
+  | 'PermissionRequest';
 
 /** Every hook event rxagent runs, as a runtime list (settings keys outside it are warned about). */
-export const HOOK_EVENTS: readonly HookEvent[] = ['PreToolUse', 'PostToolUse', 'PostToolBatch', 'Stop', 'UserPromptSubmit'];
+export const HOOK_EVENTS: readonly HookEvent[] = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolBatch',
+  'Stop',
+  'UserPromptSubmit',
+  'SessionStart',
+  'SessionEnd',
+  'Notification',
+  'PermissionRequest',
+];
 
 /** Fields every hook input carries. */
 export interface HookInputBase {
@@ -52,7 +71,16 @@ export type HookInput =
       /** The text of the final assistant message. */
       readonly last_assistant_message: string;
     })
-  | (HookInputBase & { readonly hook_event_name: 'UserPromptSubmit'; readonly prompt: string });
+  | (HookInputBase & { readonly hook_event_name: 'UserPromptSubmit'; readonly prompt: string })
+  | (HookInputBase & { readonly hook_event_name: 'SessionStart'; readonly source: 'startup' | 'resume' | 'clear' | 'compact'; readonly model: string })
+  | (HookInputBase & { readonly hook_event_name: 'SessionEnd'; readonly reason: 'clear' | 'logout' | 'prompt_input_exit' | 'other' })
+  | (HookInputBase & { readonly hook_event_name: 'Notification'; readonly message: string; readonly notification_type: string })
+  | (HookInputBase & {
+      readonly hook_event_name: 'PermissionRequest';
+      readonly tool_name: string;
+      readonly tool_input: unknown;
+      readonly tool_use_id: string;
+    });
 
 /** What a hook may answer (JSON on stdout after exit 0, or a callback's return value). */
 export interface HookJSONOutput {
@@ -74,6 +102,12 @@ export interface HookJSONOutput {
     /** PostToolUse: replaces the tool output (checked against the tool's output schema). */
     readonly updatedOutput?: unknown;
     readonly additionalContext?: string;
+    /** PermissionRequest: answer the permission question instead of the user. */
+    readonly decision?: {
+      readonly behavior?: 'allow' | 'deny';
+      readonly updatedInput?: Record<string, unknown>;
+      readonly message?: string;
+    };
   };
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { OutputLine } from '../../src/cli/outputSchemas.js';
 import { costOf, priceFor } from '../../src/loop/pricing.js';
+import { DEFAULT_MODEL } from '../../src/context/modelTable.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { gate } from '../../src/testing/gate.js';
@@ -74,7 +75,7 @@ describe.concurrent('subagents through the command', () => {
     expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'The helper says 7.', terminal_reason: 'completed' });
     // The tree's cost: the parent's own usage (the result's usage) prices below it.
     if (result.type !== 'result') throw new Error('no result line');
-    const parentOnly = costOf(result.usage, priceFor('claude-sonnet-4-5'));
+    const parentOnly = costOf(result.usage, priceFor(DEFAULT_MODEL));
     expect(parentOnly).toBeGreaterThan(0);
     const childCost = Number(/\$(\d+\.\d+)\]/.exec(JSON.stringify(agentResult.type === 'user' ? agentResult.message.content : ''))?.[1]);
     expect(childCost).toBeGreaterThan(0);

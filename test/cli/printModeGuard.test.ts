@@ -13,6 +13,7 @@ test('a loop that errors instead of ending with a terminal still yields one erro
   const description = { sessionId: 's1', cwd: '/w', model: 'm', tools: [], permissionMode: 'default' as const, apiKeySource: 'none' };
   const run: PreparedRun = {
     ...description,
+    maxOutputTokens: 32_000,
     toolNames: [],
     agents: [],
     slashCommands: [],

@@ -151,8 +151,12 @@ describe('an Agent SDK session on rxagent', () => {
     expect(JSON.stringify(deltas)).toContain('streamed text');
   });
 
-  test('thinking with a budget: the request enables thinking with that budget', async () => {
-    const { server } = await runQuery([answer('ok')], 'think', { thinking: { type: 'enabled', budgetTokens: 2048 } });
-    expect(server.requests[0]?.body?.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+  test('thinking with a budget: a budget model gets that budget; an adaptive model thinks adaptively; disabled sends none', async () => {
+    const budget = await runQuery([answer('ok')], 'think', { model: 'claude-haiku-4-5', thinking: { type: 'enabled', budgetTokens: 2048 } });
+    expect(budget.server.requests[0]?.body?.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    const adaptive = await runQuery([answer('ok')], 'think', { thinking: { type: 'adaptive' } });
+    expect(adaptive.server.requests[0]?.body?.thinking).toEqual({ type: 'adaptive' });
+    const off = await runQuery([answer('ok')], 'think', { thinking: { type: 'disabled' } });
+    expect(off.server.requests[0]?.body?.thinking).toBeUndefined();
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
+import { DEFAULT_MODEL } from '../../src/context/modelTable.js';
 import { assertBuilt, makeSandbox, removeSandboxes } from '../cli/helpers.js';
 import { lastUserText } from '../agents/helpers.js';
 import { gate, getJson, postJson, readEvents, startServe, type ServeProcess } from './helpers.js';
@@ -49,7 +50,7 @@ describe('rxagent serve: API', () => {
     expect(serve.stdout()).toMatch(/http:\/\/127\.0\.0\.1:\d+\//);
     const list = await getJson(api('/api/sessions'));
     expect(list.sessions).toHaveLength(1);
-    expect(list.sessions[0]).toMatchObject({ running: false, model: 'claude-sonnet-4-5' });
+    expect(list.sessions[0]).toMatchObject({ running: false, model: DEFAULT_MODEL });
   });
 
   it('creates a session with a prompt; its events come as SSE with increasing ids, the terminal last', async () => {

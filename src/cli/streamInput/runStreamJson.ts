@@ -25,6 +25,7 @@ import { hostHooksConfig } from './hostHooks.js';
 import { createHostPermissionAsk, ruleText } from './hostPermission.js';
 import { initializeRequestSchema, optionsWithInitialize } from './initialize.js';
 import { parseInputLine, type InputLine } from './inputLines.js';
+import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
 
 export interface StreamJsonIO {
@@ -36,7 +37,10 @@ export interface StreamJsonIO {
 }
 
 /** Builds the run from options and the session's extra environment (host hooks, host ask). */
-export type BuildStreamRun = (options: CliOptions, extra: Pick<RunEnvironment, 'extraHooks' | 'ask' | 'interactive' | 'onDenial'>) => Promise<PreparedRun>;
+export type BuildStreamRun = (
+  options: CliOptions,
+  extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial'>,
+) => Promise<PreparedRun>;
 
 export async function runStreamJson(options: CliOptions, build: BuildStreamRun, io: StreamJsonIO): Promise<number> {
   const send = (line: Record<string, unknown> | OutputLine) => io.writeOut(JSON.stringify(line) + '\n');
@@ -77,6 +81,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   const stdio = options.permissionPromptTool === 'stdio';
   const run = await build(init?.success ? optionsWithInitialize(options, init.data) : options, {
     ...(hostHooks ? { extraHooks: hostHooks.hooks } : {}),
+    ...(init?.success && init.data.sdkMcpServers?.length ? { extraMcpServers: sdkMcpServerConfigs(init.data.sdkMcpServers, channel) } : {}),
     interactive: stdio,
     onDenial: (denial) => current?.mapper.recordDenial(denial),
     ...(stdio
