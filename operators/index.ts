@@ -15,3 +15,18 @@ export { textDeltas } from './textDeltas.js';
 export { subagentEvents } from './subagentEvents.js';
 export { idleTimeout } from './idleTimeout.js';
 export type { IdleTimeoutOptions } from './idleTimeout.js';
+// What the stages emit, for code that names them.
+export type {
+  AssemblyEvent,
+  AssemblyOutput,
+  BlockCompletedEvent,
+  BlockStartedEvent,
+  InvalidToolUseBlock,
+  MessageCompletedEvent,
+  MessageDeltaReceivedEvent,
+  MessageStartedEvent,
+  TextDeltaEvent,
+  ThinkingDeltaEvent,
+  ToolInputDeltaEvent,
+} from '../src/assembly/types.js';
+export type { TransportOutput } from '../src/transport/types.js';
