@@ -9,35 +9,85 @@ import { serverBlockSchemas, type ServerBlock } from './serverBlocks.js';
 
 export * from './serverBlocks.js';
 
-export const cacheControlSchema = z.looseObject({ type: z.literal('ephemeral') });
+/** Prompt caching: a breakpoint after this block. */
+export interface CacheControl {
+  readonly type: 'ephemeral';
+  readonly ttl?: '5m' | '1h';
+}
 
-export const textBlockSchema = z.looseObject({
+/*
+ * The block types are written out, exact and readonly: a misspelt field (`.txet`) does not
+ * compile. The schemas stay loose at run time (fields the API adds are kept and replayed) but are
+ * typed as the exact blocks, so the extra fields never widen a type.
+ */
+export interface TextBlock {
+  readonly type: 'text';
+  readonly text: string;
+  readonly cache_control?: CacheControl | undefined;
+  /** Citations the API attached (kept as sent). */
+  readonly citations?: readonly unknown[] | null | undefined;
+}
+export interface ThinkingBlock {
+  readonly type: 'thinking';
+  readonly thinking: string;
+  readonly signature: string;
+}
+export interface RedactedThinkingBlock {
+  readonly type: 'redacted_thinking';
+  readonly data: string;
+}
+export interface ToolUseBlock {
+  readonly type: 'tool_use';
+  readonly id: string;
+  readonly name: string;
+  /** Always a JSON object on the wire: the API rejects any other input in history. */
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly cache_control?: CacheControl | undefined;
+}
+export interface ImageBlock {
+  readonly type: 'image';
+  readonly source:
+    | { readonly type: 'base64'; readonly media_type: string; readonly data: string }
+    | { readonly type: 'url'; readonly url: string };
+}
+export interface ToolResultBlock {
+  readonly type: 'tool_result';
+  readonly tool_use_id: string;
+  readonly content?: string | readonly (TextBlock | ImageBlock)[] | undefined;
+  readonly is_error?: boolean | undefined;
+  readonly cache_control?: CacheControl | undefined;
+}
+
+const cacheControlObject = z.looseObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() });
+export const cacheControlSchema = cacheControlObject as unknown as z.ZodType<CacheControl>;
+
+const textBlockObject = z.looseObject({
   type: z.literal('text'),
   text: z.string(),
-  cache_control: cacheControlSchema.optional(),
+  cache_control: cacheControlObject.optional(),
 });
+export const textBlockSchema = textBlockObject as unknown as z.ZodType<TextBlock>;
 
-export const thinkingBlockSchema = z.looseObject({
+const thinkingBlockObject = z.looseObject({
   type: z.literal('thinking'),
   thinking: z.string(),
   signature: z.string(),
 });
 
-export const redactedThinkingBlockSchema = z.looseObject({
+const redactedThinkingBlockObject = z.looseObject({
   type: z.literal('redacted_thinking'),
   data: z.string(),
 });
 
-export const toolUseBlockSchema = z.looseObject({
+const toolUseBlockObject = z.looseObject({
   type: z.literal('tool_use'),
   id: z.string(),
   name: z.string(),
-  /** Always a JSON object on the wire: the API rejects any other input in history. */
   input: z.record(z.string(), z.unknown()),
-  cache_control: cacheControlSchema.optional(),
+  cache_control: cacheControlObject.optional(),
 });
 
-export const imageBlockSchema = z.looseObject({
+const imageBlockObject = z.looseObject({
   type: z.literal('image'),
   source: z.union([
     z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
@@ -45,21 +95,21 @@ export const imageBlockSchema = z.looseObject({
   ]),
 });
 
-export const toolResultBlockSchema = z.looseObject({
+const toolResultBlockObject = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
-  content: z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema]))]).optional(),
+  content: z.union([z.string(), z.array(z.union([textBlockObject, imageBlockObject]))]).optional(),
   is_error: z.boolean().optional(),
-  cache_control: cacheControlSchema.optional(),
+  cache_control: cacheControlObject.optional(),
 });
 
 const knownBlockSchemas = [
-  textBlockSchema,
-  thinkingBlockSchema,
-  redactedThinkingBlockSchema,
-  toolUseBlockSchema,
-  toolResultBlockSchema,
-  imageBlockSchema,
+  textBlockObject,
+  thinkingBlockObject,
+  redactedThinkingBlockObject,
+  toolUseBlockObject,
+  toolResultBlockObject,
+  imageBlockObject,
   ...serverBlockSchemas,
 ] as const;
 
@@ -105,12 +155,6 @@ export interface OtherBlock {
   readonly [field: string]: unknown;
 }
 
-export type TextBlock = z.infer<typeof textBlockSchema>;
-export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
-export type RedactedThinkingBlock = z.infer<typeof redactedThinkingBlockSchema>;
-export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;
-export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
-export type ImageBlock = z.infer<typeof imageBlockSchema>;
 
 export type ContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ServerBlock;
 
@@ -130,12 +174,14 @@ export const contentBlockSchema = z.union([
 
 export const messageParamSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(contentBlockSchema)]),
+  content: z.union([z.string(), z.array(contentBlockSchema).readonly()]),
 });
 export interface MessageParam {
-  role: 'user' | 'assistant';
-  content: string | ContentBlock[];
-  [field: string]: unknown;
+  readonly role: 'user' | 'assistant';
+  /** Readonly: a tool batch's results (or any block list) go in without a copy. */
+  readonly content: string | readonly ContentBlock[];
+  /** Fields a stored message carries beside role and content (kept as read). */
+  readonly [field: string]: unknown;
 }
 
 /** The stop reasons this version acts on; the API may send others (kept as strings, see `stopReasonSchema`). */

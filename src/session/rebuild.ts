@@ -224,7 +224,7 @@ function toolUseIds(content: MessageParam['content']): string[] {
   return ids;
 }
 
-function asBlocks(content: MessageParam['content']): ContentBlock[] {
+function asBlocks(content: MessageParam['content']): readonly ContentBlock[] {
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 

@@ -470,13 +470,13 @@ process.stdin.on('end', () => { appendFileSync(${JSON.stringify(log)}, input.tri
     expect(ids.flat().sort()).toEqual(['toolu_x', 'toolu_y']);
     expect(ids.every((one) => one.length === 1)).toBe(true);
     for (const user of users) {
-      const id = (user.message.content as { tool_use_id: string }[])[0]!.tool_use_id;
+      const id = (user.message.content as readonly { tool_use_id: string }[])[0]!.tool_use_id;
       const call = assistants.findIndex((a) => (a.message.content[0] as { id?: string }).id === id);
       expect(run.lines.indexOf(assistants[call]!)).toBeLessThan(run.lines.indexOf(user));
     }
     expect(run.lines.indexOf(assistants[3]!)).toBeGreaterThan(Math.max(...users.map((u) => run.lines.indexOf(u))));
     // The next request carries them in call order whatever order they finished in.
-    expect((messagesOf(run, 1)[2]!.content as { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_x', 'toolu_y']);
+    expect((messagesOf(run, 1)[2]!.content as readonly { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_x', 'toolu_y']);
     resultOf(run);
   });
 
@@ -536,7 +536,7 @@ process.stdin.on('end', () => { appendFileSync(${JSON.stringify(log)}, input.tri
     const next = messagesOf(run, 1);
     const replayed = next[1]!;
     expect(Array.isArray(replayed.content)).toBe(true);
-    for (const block of replayed.content as { type: string; input?: unknown }[]) {
+    for (const block of replayed.content as readonly { type: string; input?: unknown }[]) {
       if (block.type === 'tool_use') expect(typeof block.input === 'object' && block.input !== null && !Array.isArray(block.input)).toBe(true);
     }
     expect(resultOf(run)).toMatchObject({ subtype: 'success', result: 'Noted.' });
@@ -568,7 +568,7 @@ process.stdin.on('end', () => { appendFileSync(${JSON.stringify(log)}, input.tri
     expect(results[2]!.text).toContain('AFTER_EDIT');
     expect(results[2]!.text).not.toContain('BEFORE_EDIT');
     const fed = messagesOf(run, 1);
-    expect((fed[2]!.content as { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_r1', 'toolu_e', 'toolu_r2']);
+    expect((fed[2]!.content as readonly { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_r1', 'toolu_e', 'toolu_r2']);
   });
 
   test('two read-only shell commands and a Read run at the same time', async ({ signal }) => {
@@ -602,12 +602,12 @@ process.stdin.on('end', () => { appendFileSync(${JSON.stringify(log)}, input.tri
     expect(await released).toBe(true);
     // The Read was not held behind them: its result line came out first.
     const users = only(run.lines, 'user');
-    const ids = users.map((l) => (l.message.content as { tool_use_id: string }[])[0]!.tool_use_id);
+    const ids = users.map((l) => (l.message.content as readonly { tool_use_id: string }[])[0]!.tool_use_id);
     expect(ids[0]).toBe('toolu_read');
     expect(ids.slice(1).sort()).toEqual(['toolu_b1', 'toolu_b2']);
     expect(toolResults(run).every((r) => !r.is_error)).toBe(true);
     expect(toolResults(run).map((r) => r.text).join(' ')).toMatch(/from b1\.fifo[^]*from b2\.fifo|from b2\.fifo[^]*from b1\.fifo/);
     // The next request still carries them in call order.
-    expect((messagesOf(run, 1)[2]!.content as { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_b1', 'toolu_b2', 'toolu_read']);
+    expect((messagesOf(run, 1)[2]!.content as readonly { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_b1', 'toolu_b2', 'toolu_read']);
   });
 });

@@ -313,7 +313,7 @@ describe('tool-result budget in the governor', () => {
     const history = [user('run it'), toolCall('toolu_1', 'Bash', { command: 'make' }), toolResult('toolu_1', lines)];
     const decision = await decide(g, input(history, undefined, 0));
     if (decision.type !== 'ok') throw new Error(`expected ok, got ${decision.type}`);
-    const replaced = decision.messages[2]!.content as Array<{ content: string }>;
+    const replaced = decision.messages[2]!.content as ReadonlyArray<{ content: string }>;
     const path = /saved in the file (\S+);/.exec(replaced[0]!.content)![1]!;
 
     const workspace = createWorkspace({ cwd: dir, roots: [sessionDir] });

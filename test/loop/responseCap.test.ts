@@ -44,7 +44,7 @@ describe('loop: a response past maxResponseChars', () => {
     const messages = terminal.messages as MessageParam[];
     const assistant = messages[1];
     expect(assistant?.role).toBe('assistant');
-    const uses = (assistant?.content as { type: string; id?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.id);
+    const uses = (assistant?.content as readonly { type: string; id?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.id);
     expect(uses).toEqual(['toolu_1']);
     const answered = (messages[2]?.content as { type: string; tool_use_id?: string }[]).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
     expect(answered).toEqual(['toolu_1']);
