@@ -2,6 +2,7 @@
  * Pure helpers over messages and the texts the loop adds to the conversation (our own wording).
  * No RxJS here.
  */
+import { errorResult } from '../tools/runToolCall.js';
 import type {
   AssistantContentBlock,
   AssistantMessage,
@@ -95,10 +96,6 @@ export function stripThinking(messages: readonly MessageParam[]): MessageParam[]
     if (content.length === m.content.length) return m;
     return { ...m, content: content.length > 0 ? content : [{ type: 'text', text: '(no visible content)' }] };
   });
-}
-
-export function errorResult(toolUseId: string, text: string): ToolResultBlock {
-  return { type: 'tool_result', tool_use_id: toolUseId, content: text, is_error: true };
 }
 
 /** Results in tool_use order; a tool_use with no result gets a synthetic error result. */

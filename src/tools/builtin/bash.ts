@@ -1,5 +1,6 @@
 /** Bash: run a shell command in the workspace, in its own process group. */
-import { map, Observable } from 'rxjs';
+import { map, race } from 'rxjs';
+import { fromAbortSignal } from '../../../operators/internal/fromAbortSignal.js';
 import { z } from 'zod';
 import { accessFor } from '../../sandbox/createSandbox.js';
 import type { CommandSandbox } from '../../sandbox/types.js';
@@ -79,17 +80,14 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       }).pipe(map((result): ToolYield<string> => ({ type: 'outcome', output: describeSuccess(result, timeoutMs) })));
       // Abort arrives as a signal too (interrupt, batch timeout); answering it with an error
-      // unsubscribes run$, which ends the process group.
-      return new Observable<ToolYield<string>>((subscriber) => {
-        const onAbort = () => subscriber.error(new CommandFailed('The command was cancelled; its processes were stopped.'));
-        if (ctx.signal.aborted) return onAbort();
-        ctx.signal.addEventListener('abort', onAbort, { once: true });
-        const inner = run$.subscribe(subscriber);
-        return () => {
-          ctx.signal.removeEventListener('abort', onAbort);
-          inner.unsubscribe();
-        };
-      });
+      // unsubscribes run$, which ends the process group. An already aborted signal wins before
+      // run$ is subscribed, so nothing is started.
+      const cancelled$ = fromAbortSignal(ctx.signal).pipe(
+        map((): never => {
+          throw new CommandFailed('The command was cancelled; its processes were stopped.');
+        }),
+      );
+      return race(cancelled$, run$);
     },
   };
 }
