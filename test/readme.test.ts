@@ -51,8 +51,11 @@ const expectations: Record<string, RegExp[]> = {
 };
 
 /** What the scratch project has installed: the package's dependencies, Node's types, and what a snippet uses beside rxagent. */
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
 const LINKED = [
-  ...Object.keys((JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies),
+  // The package's dependencies and its peers (rxjs, zod: the app's own copies).
+  ...Object.keys(manifest.dependencies),
+  ...Object.keys(manifest.peerDependencies),
   '@types/node',
   '@anthropic-ai/claude-agent-sdk',
   '@anthropic-ai/sdk',
