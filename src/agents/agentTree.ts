@@ -56,6 +56,7 @@ import type { Tool } from '../tools/types.js';
 import { AGENT_TOOL_NAME, childOutcome, createAgentTool, renderAgentOutput, type AgentToolInput, type StartedChild, type SubagentLauncher } from './agentTool.js';
 import { mergeAgentDefinitions, type AgentDefinition } from './definitions.js';
 import type { SubagentEventData } from './events.js';
+import { childOptions } from './childOptions.js';
 import { notificationText } from './texts.js';
 import { createTreeBudget } from './treeBudget.js';
 
@@ -154,14 +155,6 @@ interface Totals {
   readonly lastText: string | undefined;
 }
 
-function toolHooksOnly(hooks: AgentLoopHooks | undefined): AgentLoopHooks | undefined {
-  if (!hooks) return undefined;
-  return {
-    ...(hooks.preToolUse ? { preToolUse: hooks.preToolUse } : {}),
-    ...(hooks.postToolUse ? { postToolUse: hooks.postToolUse } : {}),
-  };
-}
-
 function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput): Observable<LoopEvent> {
   const { agents: agentOptions, ...loopOptions } = options;
   const agents = agentOptions ?? {};
@@ -233,52 +226,8 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
     const agentDepth = node.depth + 1;
     const info: SubagentInfo = { agentId, agentType: definition.name, agentDepth, parentToolUseId, background, description: input.description };
     const events$ = defer(() => {
-      const available = agents.toolsFor?.(info, definition) ?? baseTools;
-      let tools = available;
-      let allowAgent = true;
-      if (definition.tools) {
-        const wanted = new Set(definition.tools);
-        allowAgent = wanted.delete(toolName);
-        const missing = [...wanted].filter((n) => !available.some((t) => t.name === n));
-        if (missing.length > 0) {
-          throw new ConfigurationError(
-            `agent ${definition.name} (${definition.source ?? 'api'}) lists tools that are not available: ${missing.join(', ')}`,
-          );
-        }
-        tools = available.filter((t) => wanted.has(t.name));
-      }
-      const inherits = definition.model === undefined || definition.model === 'inherit';
-      const model = inherits ? options.model : (agents.resolveModel?.(definition.model!) ?? definition.model!);
-      const callModel: CallModel | undefined =
-        baseCallModel && ((request, callOptions) => baseCallModel(request, { ...callOptions, querySource: `agent:${definition.name}` }));
-      const hooks = toolHooksOnly(options.hooks);
-      const canUseTool = agents.canUseToolFor ? agents.canUseToolFor(info, definition) : options.canUseTool;
-      const transcript = agents.transcriptFor?.(info, definition);
-      const child: AgentTreeOptions = {
-        model,
-        system: definition.prompt,
-        tools,
-        prompt: input.prompt,
-        budget,
-        isSubagent: true,
-        signal,
-        agents,
-        ...(options.client ? { client: options.client } : {}),
-        ...(definition.maxTurns !== undefined ? { maxTurns: definition.maxTurns } : {}),
-        ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-        ...(inherits && options.thinking ? { thinking: options.thinking } : {}),
-        ...(hooks ? { hooks } : {}),
-        ...(canUseTool ? { canUseTool } : {}),
-        ...(options.fallbackModel !== undefined ? { fallbackModel: options.fallbackModel } : {}),
-        ...(options.prices ? { prices: options.prices } : {}),
-        ...(transcript ? { transcript } : {}),
-        ...(options.shared ? { shared: options.shared } : {}),
-        ...(options.repeatedToolCallLimit !== undefined ? { repeatedToolCallLimit: options.repeatedToolCallLimit } : {}),
-        // An interactive run's children ignore a PreToolUse 'defer' too (nobody resolves theirs).
-        ...(options.interactive !== undefined ? { interactive: options.interactive } : {}),
-        deps: { ...options.deps, ...(callModel ? { callModel } : {}) },
-      };
-      return treeNode(child, { depth: agentDepth, definitions: node.definitions, agentToolAllowed: allowAgent });
+      const child = childOptions({ parent: options, definition, input, info, signal, budget, baseCallModel, toolName });
+      return treeNode(child.options, { depth: agentDepth, definitions: node.definitions, agentToolAllowed: child.agentToolAllowed });
     });
     return { agentId, agentDepth, events$ };
   };
