@@ -45,7 +45,7 @@ describe('SDK MCP servers on rxagent', () => {
     const offered = (server.requests[0]?.body?.tools ?? []).map((t) => t.name);
     expect(offered).toEqual(expect.arrayContaining(['mcp__calc__add', 'mcp__calc__fail']));
     expect(lastToolResult(server.requests[1]?.body)).toContain('sum=42');
-    const failed = (server.requests[2]?.body?.messages.at(-1)?.content as Array<{ is_error?: boolean; content?: unknown }>)[0];
+    const failed = (server.requests[2]?.body?.messages.at(-1)?.content as ReadonlyArray<{ is_error?: boolean; content?: unknown }>)[0];
     expect(failed?.is_error).toBe(true);
     expect(JSON.stringify(failed?.content)).toContain('no luck');
     const init = messages.find((m) => m.type === 'system' && m.subtype === 'init');
