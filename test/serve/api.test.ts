@@ -20,6 +20,8 @@ const held = gate();
 let model: ScriptedServer;
 let serve: ServeProcess;
 let sandbox: { cwd: string; home: string };
+/** The session list right after start, before any test adds one (so the order of tests does not matter). */
+let atStart: { sessions: unknown[] };
 
 /** The model's side, chosen by the prompt's words. */
 function script(req: MessagesRequest): ScriptedResponse {
@@ -35,6 +37,7 @@ beforeAll(async () => {
   sandbox = makeSandbox();
   model = await startScriptedServer({ script: (req) => script(req) });
   serve = await startServe(['--port', '0'], { ...sandbox, baseURL: model.baseURL });
+  atStart = await getJson(`${serve.base}/api/sessions`);
 });
 afterAll(async () => {
   held.open();
@@ -48,9 +51,8 @@ const api = (path: string) => `${serve.base}${path}`;
 describe('rxagent serve: API', () => {
   it('prints the page URL on loopback and has one session open at start', async () => {
     expect(serve.stdout()).toMatch(/http:\/\/127\.0\.0\.1:\d+\//);
-    const list = await getJson(api('/api/sessions'));
-    expect(list.sessions).toHaveLength(1);
-    expect(list.sessions[0]).toMatchObject({ running: false, model: DEFAULT_MODEL });
+    expect(atStart.sessions).toHaveLength(1);
+    expect(atStart.sessions[0]).toMatchObject({ running: false, model: DEFAULT_MODEL });
   });
 
   it('creates a session with a prompt; its events come as SSE with increasing ids, the terminal last', async () => {
