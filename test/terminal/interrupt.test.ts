@@ -5,6 +5,7 @@
  * live line at the new width, once.
  */
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_MODEL } from '../../src/context/modelTable.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { normalize, READY, useScenarios } from './scenario.js';
 import { hasTmux } from './tmux.js';
@@ -21,7 +22,7 @@ const script: ScriptedResponse[] = [
  * The screen after the resizes, the interrupt and one more turn (a resize draws the screen again
  * from the output kept): one start line, one finish line, no live line.
  */
-const INTERRUPTED_FIXTURE = `rxagent claude-sonnet-4-5 in <cwd> (session <session>)
+const INTERRUPTED_FIXTURE = `rxagent ${DEFAULT_MODEL} in <cwd> (session <session>)
 Type a request, or /help for commands. Esc interrupts a turn; Ctrl-D exits.
 ❯ take a nap
 Taking a nap.
@@ -36,7 +37,7 @@ Still here.
 ───
 ❯
 ───
-  claude-sonnet-4-5 · bypassPermissions mode · context 1% · $<cost>`;
+  ${DEFAULT_MODEL} · bypassPermissions mode · context <p>% · $<cost>`;
 
 describe.skipIf(!hasTmux())('interrupting in tmux', () => {
   test('Esc interrupts the running tool: one finish line, no stale live line; a resize redraws the live line once', { timeout: 300_000 }, async () => {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_MODEL } from '../../src/context/modelTable.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { normalize, READY, useScenarios } from './scenario.js';
@@ -76,7 +77,7 @@ describe.skipIf(!hasTmux())('permission questions in tmux', () => {
     const edit = await term.waitFor(/\? Edit needs your approval[\s\S]*Esc to cancel/);
     expect(edit.match(/needs your approval/g)).toHaveLength(2);
     const editShown = normalize(edit, box.cwd);
-    expect(editShown.slice(editShown.indexOf('? Edit needs'))).toBe(`${EDIT_QUESTION_FIXTURE}\n  claude-sonnet-4-5 · default mode · context 1% · $0.0000 · working · Esc to interrupt`);
+    expect(editShown.slice(editShown.indexOf('? Edit needs'))).toBe(`${EDIT_QUESTION_FIXTURE}\n  ${DEFAULT_MODEL} · default mode · context <p>% · $0.0000 · working · Esc to interrupt`);
     expect(edit.match(/ok Bash/g)).toHaveLength(2);
 
     term.keys('3');

@@ -89,5 +89,7 @@ export function normalize(screen: string, cwd: string): string {
     // Token counts and costs follow the size of the request (system prompt, tool schemas).
     .replace(/\d[\d,]* in \/ \d[\d,]* out tokens · \$\d+\.\d{4}/g, '<n> in / <n> out tokens · $<cost>')
     .replace(/· \$\d+\.\d{4}$/gm, '· $<cost>')
+    // So does the share of the model's context window in the status line.
+    .replace(/· context \d+% ·/g, '· context <p>% ·')
     .replace(/─+/g, '───');
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_MODEL } from '../../src/context/modelTable.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { lastUserText, READY, useScenarios } from './scenario.js';
@@ -26,7 +27,7 @@ describe.skipIf(!hasTmux())('session commands in tmux', () => {
     const { term, server, box } = scenario;
     await term.waitFor(READY);
     term.submit('remember the word kiwi');
-    await term.waitFor('Answer to: remember the word kiwi (claude-sonnet-4-5)');
+    await term.waitFor(`Answer to: remember the word kiwi (${DEFAULT_MODEL})`);
 
     term.submit('/model claude-haiku-4-5');
     await term.waitFor('Model set to claude-haiku-4-5; the conversation goes on.');

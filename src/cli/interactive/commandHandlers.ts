@@ -72,7 +72,7 @@ async function model(args: string, ctx: CommandContext): Promise<void> {
     name = picked;
   }
   if (name === ctx.session.run.model) return say(ctx, `Already using ${name}.`);
-  await ctx.session.rebuild({ ...sameSession(ctx.session.run), model: name });
+  await ctx.session.rebuild({ ...sameSession(ctx.session.run), model: name, modelGiven: true });
   say(ctx, `Model set to ${name}; the conversation goes on.`);
 }
 
