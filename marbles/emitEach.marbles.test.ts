@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defer, Observable, take } from 'rxjs';
+import { defer, take } from 'rxjs';
 import { emitEach } from '../operators/internal/emitEach.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
+import { endlessSyncSource } from '../src/testing/marbles/endlessSyncSource.js';
 
 const lists: Record<string, readonly string[]> = { a: ['1', '2'], b: [], c: ['3'] };
 const select = (key: string) => lists[key] ?? [key];
@@ -54,16 +55,10 @@ describe('emitEach', () => {
   });
 
   it('synchronous early unsubscribe: a synchronous infinite source stops at take(3), mid-list too', () => {
-    let emitted = 0;
-    const infinite = new Observable<number>((subscriber) => {
-      for (let i = 0; !subscriber.closed; i++) {
-        emitted++;
-        subscriber.next(i);
-      }
-    });
+    const { source: infinite, emitted } = endlessSyncSource();
     const values: number[] = [];
     infinite.pipe(emitEach((i: number) => [i, i]), take(3)).subscribe((v) => values.push(v));
     expect(values).toEqual([0, 0, 1]);
-    expect(emitted).toBe(2);
+    expect(emitted()).toBe(2);
   });
 });

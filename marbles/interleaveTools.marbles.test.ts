@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { catchError, concat, defer, EMPTY, endWith, filter, mergeMap, Observable, of, take, throwError, type OperatorFunction } from 'rxjs';
 import { interleaveTools } from '../operators/interleaveTools.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
+import { endlessSyncSource } from '../src/testing/marbles/endlessSyncSource.js';
 
 /**
  * A scheduler in miniature: every `b` (a closed tool_use block) starts `run`; when the source
@@ -115,17 +116,11 @@ describe('interleaveTools', () => {
   });
 
   it('synchronous early unsubscribe: a synchronous infinite source stops at take(3)', () => {
-    let emitted = 0;
-    const infinite = new Observable<number>((subscriber) => {
-      for (let i = 0; !subscriber.closed; i++) {
-        emitted++;
-        subscriber.next(i);
-      }
-    });
+    const { source: infinite, emitted } = endlessSyncSource();
     const values: number[] = [];
     const subscription = infinite.pipe(interleaveTools(() => EMPTY), take(3)).subscribe((v) => values.push(v));
     expect(values).toEqual([0, 1, 2]);
-    expect(emitted).toBe(3);
+    expect(emitted()).toBe(3);
     expect(subscription.closed).toBe(true);
   });
 });

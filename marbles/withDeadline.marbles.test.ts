@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { asyncScheduler, defer, EMPTY, map, NEVER, Observable, take } from 'rxjs';
+import { asyncScheduler, defer, EMPTY, map, NEVER, take } from 'rxjs';
 import { withDeadline } from '../operators/withDeadline.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
+import { endlessSyncSource } from '../src/testing/marbles/endlessSyncSource.js';
 
 const late = new Error('deadline');
 const deadline = <T>(ms: number, makeError: () => unknown = () => late) => withDeadline<T>({ ms, error: makeError, scheduler: asyncScheduler });
@@ -73,17 +74,11 @@ describe('withDeadline', () => {
   });
 
   it('synchronous early unsubscribe: a synchronous infinite source stops at take(3)', () => {
-    let emitted = 0;
-    const infinite = new Observable<number>((subscriber) => {
-      for (let i = 0; !subscriber.closed; i++) {
-        emitted++;
-        subscriber.next(i);
-      }
-    });
+    const { source: infinite, emitted } = endlessSyncSource();
     const values: number[] = [];
     const subscription = infinite.pipe(deadline(1_000_000), take(3)).subscribe((v) => values.push(v));
     expect(values).toEqual([0, 1, 2]);
-    expect(emitted).toBe(3);
+    expect(emitted()).toBe(3);
     expect(subscription.closed).toBe(true);
   });
 });

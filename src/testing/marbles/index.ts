@@ -26,4 +26,6 @@ export { inputMarble } from './inputMarble.js';
 export type { InputMarble, TypedInput } from './inputMarble.js';
 export { submitAt } from './submitAt.js';
 export type { ScheduledSubmission } from './submitAt.js';
+export { endlessSyncSource } from './endlessSyncSource.js';
+export type { EndlessSyncSource } from './endlessSyncSource.js';
 export { testScheduler } from './testScheduler.js';
