@@ -19,13 +19,17 @@ export function processesWith(token: string): number[] {
   return found;
 }
 
-/** Polls (bounded, ~10 s) until `done()`; real time only because process exit is real I/O. */
-export async function waitFor(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (done()) return;
+/**
+ * Polls until `done()`: process exit is real I/O, so real time, but only as a hang bound (60 s,
+ * not the 10 s it was: on a loaded 2-core machine a killed sandbox tree can take seconds to go,
+ * and `survivorsOf` would then report processes that were merely still dying).
+ */
+export async function waitFor(done: () => boolean, what: string, boundMs = 60_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${boundMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
-  if (!done()) throw new Error(`gave up waiting for ${what}`);
 }
 
 /** The processes carrying `token` once they had every chance to end (empty when all are gone). */
