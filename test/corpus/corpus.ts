@@ -29,17 +29,9 @@ export function readCorpusFile(file: string): Uint8Array {
   return new Uint8Array(readFileSync(join(CORPUS_DIR, file)));
 }
 
-/** A small seeded generator (mulberry32): the same seed cuts the same offsets on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The same seeded generator (mulberry32) the benchmarks cut their bytes with: the same seed cuts
+// the same offsets on every run.
+export { seededRandom } from '../../bench/harness.js';
 
 /** `bytes` cut at `count` random offsets (anywhere: inside lines, inside UTF-8 sequences). */
 export function cutAtRandom(bytes: Uint8Array, count: number, random: () => number): Uint8Array[] {
