@@ -64,17 +64,33 @@ export function escapeForTerminal(text: string, options: EscapeOptions = {}): Es
   return { text: out, escaped };
 }
 
+/** A command laid out for an approval prompt, in parts a prompt can style apart. */
+export interface ApprovalParts {
+  /** The whole command (never cut), escaped, each line wrapped at the width less the indent. */
+  readonly rows: readonly string[];
+  /** Says how many characters were written out; absent when none were. */
+  readonly note?: string;
+  /** `in <dir>`, escaped on one line. */
+  readonly cwd: string;
+}
+
+/** The parts of a command's approval prompt (see formatCommandForApproval for the joined text). */
+export function approvalParts(command: string, options: { readonly cwd: string; readonly width?: number }): ApprovalParts {
+  const width = Math.max(20, options.width ?? 80);
+  const { text, escaped } = escapeForTerminal(command);
+  const rows = text.split('\n').flatMap((line) => wrap(line, width - 2));
+  const cwd = `in ${escapeForTerminal(options.cwd, { newlines: 'escape' }).text}`;
+  if (escaped === 0) return { rows, cwd };
+  return { rows, note: `(${escaped} control or invisible character${escaped === 1 ? '' : 's'} shown escaped)`, cwd };
+}
+
 /**
  * A command for an approval prompt: whole (never cut), escaped, each line wrapped at `width`
  * columns with continuation lines indented, and the directory it would run in.
  */
 export function formatCommandForApproval(command: string, options: { readonly cwd: string; readonly width?: number }): string {
-  const width = Math.max(20, options.width ?? 80);
-  const { text, escaped } = escapeForTerminal(command);
-  const lines = text.split('\n').flatMap((line) => wrap(line, width - 2));
-  const shown = lines.map((line) => `  ${line}`).join('\n');
-  const note = escaped > 0 ? `\n  (${escaped} control or invisible character${escaped === 1 ? '' : 's'} shown escaped)` : '';
-  return `${shown}${note}\n  in ${escapeForTerminal(options.cwd, { newlines: 'escape' }).text}`;
+  const { rows, note, cwd } = approvalParts(command, options);
+  return [...rows, ...(note === undefined ? [] : [note]), cwd].map((line) => `  ${line}`).join('\n');
 }
 
 /** Hard wrap at `width` code points (a command has no words to respect: every character counts). */

@@ -60,8 +60,9 @@ describe.skipIf(!hasTmux())('permission questions in tmux', () => {
     // The whole command, wrapped, with its escape characters written out (not obeyed).
     const shown = question.split('\n');
     const start = shown.findIndex((l) => l.startsWith('? Bash needs your approval'));
-    const commandRows = shown.slice(start + 1, shown.findIndex((l, i) => i > start && l.startsWith('  in '))).map((l) => l.slice(4));
-    expect(commandRows.join('')).toBe(COMMAND.replace(/\u001b/g, '\\x1b'));
+    const commandRows = shown.slice(start + 1, shown.findIndex((l, i) => i > start && l.startsWith('    ('))).map((l) => l.slice(4));
+    expect(commandRows.join('')).toBe(COMMAND.replace(/\u001b/g, '\\e'));
+    expect(question).toContain('    (2 control or invisible characters shown escaped)\n  in ');
     expect(commandRows.length).toBeGreaterThan(1);
     expect(question).toContain(`  in ${box.cwd}`);
     expect(term.styledScreen()).not.toContain('\u001b[31mred');

@@ -24,6 +24,8 @@ export interface TmuxOptions {
   readonly args?: readonly string[];
   readonly width?: number;
   readonly height?: number;
+  /** Runs this program (argv) instead of rxagent: a control, to show what raw output would do. */
+  readonly program?: readonly string[];
 }
 
 export interface Terminal {
@@ -31,6 +33,10 @@ export interface Terminal {
   screen(): string;
   /** The same with its colors and attributes as escape sequences (`capture-pane -e`). */
   styledScreen(): string;
+  /** The whole pane: the scrollback and the screen (`capture-pane -S -`), trimmed as screen(). */
+  history(): string;
+  /** The pane's title (what an OSC 0/2 sequence written to the terminal would set). */
+  title(): string;
   /** Keys in tmux's names (`Enter`, `Escape`, `C-c`, `Up`, `Tab`...). */
   keys(...names: string[]): void;
   /** Literal text, typed (not pasted). */
@@ -65,7 +71,7 @@ export function startTerminal(options: TmuxOptions): Terminal {
   // No `exec`: the shell outlives rxagent to record its status (written whole, then renamed).
   writeFileSync(
     script,
-    `#!/bin/sh\ncd ${quote(options.cwd)} || exit 97\n${quote(process.execPath)} ${quote(CLI)} ${(options.args ?? []).map(quote).join(' ')}\n` +
+    `#!/bin/sh\ncd ${quote(options.cwd)} || exit 97\n${(options.program ?? [process.execPath, CLI, ...(options.args ?? [])]).map(quote).join(' ')}\n` +
       `echo $? > ${quote(`${statusFile}.tmp`)} && mv ${quote(`${statusFile}.tmp`)} ${quote(statusFile)}\n`,
   );
   chmodSync(script, 0o755);
@@ -83,12 +89,13 @@ export function startTerminal(options: TmuxOptions): Terminal {
   };
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', config, ...args], { env, encoding: 'utf8' });
   tmux('new-session', '-d', '-s', 'main', '-x', String(options.width ?? 120), '-y', String(options.height ?? 40), script);
-  const screen = () =>
-    tmux('capture-pane', '-p', '-t', 'main')
+  const capture = (...range: string[]) =>
+    tmux('capture-pane', '-p', ...range, '-t', 'main')
       .split('\n')
       .map((l) => l.replace(/\s+$/, ''))
       .join('\n')
       .replace(/\n+$/, '');
+  const screen = () => capture();
   const exited = () => {
     if (!existsSync(statusFile)) return { dead: false, status: undefined };
     return { dead: true, status: Number(readFileSync(statusFile, 'utf8').trim()) };
@@ -96,6 +103,8 @@ export function startTerminal(options: TmuxOptions): Terminal {
   return {
     screen,
     styledScreen: () => tmux('capture-pane', '-p', '-e', '-t', 'main'),
+    history: () => capture('-S', '-', '-E', '-'),
+    title: () => tmux('display-message', '-p', '-t', 'main', '#{pane_title}').replace(/\n$/, ''),
     keys: (...names) => void tmux('send-keys', '-t', 'main', ...names),
     type: (text) => void tmux('send-keys', '-t', 'main', '-l', text),
     submit(text) {

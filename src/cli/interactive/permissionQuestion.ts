@@ -5,8 +5,7 @@
  */
 import type { PermissionRequest } from '../../permissions/createPermissionPolicy.js';
 import { callDiff, type DiffLine } from './callDiff.js';
-import { wrapPlain } from './layout.js';
-import { showEscaped } from './showEscaped.js';
+import { approvalParts, escapeForTerminal } from '../../util/escapeForTerminal.js';
 
 export type Paint = (style: 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold', text: string) => string;
 
@@ -49,20 +48,18 @@ export function diffLine(d: DiffLine, paint: Paint): string {
 
 /** The question printed above the choices (it scrolls like output, so a long diff is kept whole to read). */
 export function questionLines(request: PermissionRequest, cwd: string, columns: number, paint: Paint): string[] {
-  const width = Math.max(20, columns - 5);
   const lines = [paint('yellow', `? ${request.toolName} needs your approval`)];
-  const command = field(request.input, 'command');
-  const main = command ?? field(request.input, 'file_path') ?? field(request.input, 'pattern') ?? field(request.input, 'path');
-  if (main !== undefined) {
-    for (const row of wrapPlain(showEscaped(main), width)) lines.push(`    ${paint('bold', row)}`);
-  } else {
-    for (const row of wrapPlain(showEscaped(JSON.stringify(request.input)), width)) lines.push(`    ${row}`);
-  }
+  const main = field(request.input, 'command') ?? field(request.input, 'file_path') ?? field(request.input, 'pattern') ?? field(request.input, 'path');
+  // The shared escaper lays the command out (#15): whole, escaped, wrapped 4 columns in and one
+  // short of the edge; its note counts what was written out, so a hidden sequence is noticed.
+  const parts = approvalParts(main ?? JSON.stringify(request.input), { cwd, width: columns - 3 });
+  for (const row of parts.rows) lines.push(`    ${main === undefined ? row : paint('bold', row)}`);
+  if (parts.note !== undefined) lines.push(`    ${paint('yellow', parts.note)}`);
   const description = field(request.input, 'description');
-  if (description !== undefined) lines.push(`    ${paint('dim', showEscaped(description))}`);
-  lines.push(`  ${paint('dim', `in ${showEscaped(cwd)}`)}`);
+  if (description !== undefined) lines.push(`    ${paint('dim', escapeForTerminal(description).text)}`);
+  lines.push(`  ${paint('dim', parts.cwd)}`);
   const diff = callDiff(request.toolName, request.input, cwd);
-  for (const d of diff.slice(0, MAX_QUESTION_DIFF_LINES)) lines.push(`    ${diffLine({ ...d, text: showEscaped(d.text) }, paint)}`);
+  for (const d of diff.slice(0, MAX_QUESTION_DIFF_LINES)) lines.push(`    ${diffLine({ ...d, text: escapeForTerminal(d.text, { newlines: 'escape' }).text }, paint)}`);
   if (diff.length > MAX_QUESTION_DIFF_LINES) lines.push(`    ${paint('dim', `… ${diff.length - MAX_QUESTION_DIFF_LINES} more diff lines`)}`);
   lines.push(`  ${paint('dim', `(${request.reason})`)}`);
   return lines;
@@ -71,7 +68,7 @@ export function questionLines(request: PermissionRequest, cwd: string, columns: 
 export function questionOptions(request: PermissionRequest): Array<{ label: string; value: QuestionAnswer }> {
   return [
     { label: 'Yes', value: 'yes' },
-    { label: `Yes, and don't ask again for ${showEscaped(proposedRule(request.toolName, request.input))} in this project`, value: 'always' },
+    { label: `Yes, and don't ask again for ${escapeForTerminal(proposedRule(request.toolName, request.input), { newlines: 'escape' }).text} in this project`, value: 'always' },
     { label: 'No, and tell the model what to do instead', value: 'no' },
   ];
 }

@@ -10,8 +10,8 @@ import { styleText } from 'node:util';
 import type { LoopEvent, TerminalEvent } from '../../loop/types.js';
 import type { ToolResultBlock } from '../../protocol/content.js';
 import { describeTerminal, exitCodeOf } from '../output/resultLine.js';
+import { escapeForTerminal } from '../../util/escapeForTerminal.js';
 import type { MarkdownStream } from './markdown.js';
-import { showEscaped } from './showEscaped.js';
 
 type Style = 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold';
 
@@ -40,7 +40,7 @@ export function summarizeToolInput(name: string, input: unknown): string {
   const rec = input as Record<string, unknown>;
   const pick = (key: string) => (typeof rec[key] === 'string' ? (rec[key] as string) : undefined);
   const main = pick('command') ?? pick('file_path') ?? pick('pattern') ?? pick('path') ?? '';
-  const oneLine = showEscaped(main.replace(/\s+/g, ' '));
+  const oneLine = escapeForTerminal(main.replace(/\s+/g, ' ')).text;
   void name;
   return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
 }
@@ -159,11 +159,11 @@ export function createTerminalRenderer(options: RenderOptions): TerminalRenderer
         finished.add(event.toolUseId);
         const took = formatDuration(Math.max(0, event.durationMs - waited(event.toolUseId)));
         if (event.result.is_error === true) {
-          return line(`  ${paint('red', 'x')} ${event.name} failed after ${took}: ${errorGist(resultText(event.result)).slice(0, 160)}`);
+          return line(`  ${paint('red', 'x')} ${event.name} failed after ${took}: ${escapeForTerminal(errorGist(resultText(event.result)).slice(0, 160)).text}`);
         }
         let out = line(`  ${paint('green', 'ok')} ${event.name} ${paint('dim', took)}`);
         if (event.name === 'Edit') {
-          for (const d of editDiffLines(input)) out += line(`    ${paint(d.sign === '-' ? 'red' : 'green', `${d.sign} ${d.text}`)}`);
+          for (const d of editDiffLines(input)) out += line(`    ${paint(d.sign === '-' ? 'red' : 'green', `${d.sign} ${escapeForTerminal(d.text).text}`)}`);
         }
         return out;
       }

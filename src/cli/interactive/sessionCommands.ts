@@ -7,12 +7,12 @@
 import { join } from 'node:path';
 import { loadSettings } from '../../hooks/settings.js';
 import type { MessageParam } from '../../protocol/content.js';
+import { escapeForTerminal } from '../../util/escapeForTerminal.js';
 import { createJsonlSessionStore } from '../../session/jsonlSessionStore.js';
 import { workspaceSlug } from '../../session/paths.js';
 import type { FrontEnd } from './frontEnd.js';
 import { addLocalRule, localSettingsFile, removeLocalRule } from './localSettings.js';
 import type { Paint } from './permissionQuestion.js';
-import { showEscaped } from './showEscaped.js';
 import { sameSession, type ViewSession } from './viewSession.js';
 
 export interface SessionCommandContext {
@@ -39,7 +39,7 @@ async function listSessions(ctx: SessionCommandContext): Promise<Array<{ id: str
     infos.map(async (info) => {
       const { records } = await store.read(info.sessionId);
       const first = records.find((r) => r.type === 'user' && r.reason === 'prompt');
-      const prompt = first && first.type === 'user' ? showEscaped(textOf(first.message).replace(/\s+/g, ' ').trim()) : '(no prompt)';
+      const prompt = first && first.type === 'user' ? escapeForTerminal(textOf(first.message).replace(/\s+/g, ' ').trim()).text : '(no prompt)';
       const when = info.modifiedAt.toISOString().slice(0, 16).replace('T', ' ');
       return { id: info.sessionId, label: `${when}  ${prompt.length > 60 ? `${prompt.slice(0, 57)}...` : prompt}  (${info.sessionId.slice(0, 8)})` };
     }),
@@ -68,7 +68,7 @@ async function showRules(ctx: SessionCommandContext): Promise<string> {
   const { options, run } = ctx.session;
   const settings = await loadSettings({ cwd: run.cwd, homeDir: ctx.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
   const lines = [`Permission mode: ${run.permissionMode}`];
-  const list = (title: string, rules: readonly string[]) => lines.push(rules.length === 0 ? `${title}: (none)` : `${title}:`, ...rules.map((r) => `  ${showEscaped(r)}`));
+  const list = (title: string, rules: readonly string[]) => lines.push(rules.length === 0 ? `${title}: (none)` : `${title}:`, ...rules.map((r) => `  ${escapeForTerminal(r, { newlines: 'escape' }).text}`));
   list('Allow', [...settings.permissions.allow, ...options.allowedTools]);
   list('Ask', settings.permissions.ask);
   list('Deny', [...settings.permissions.deny, ...options.disallowedTools]);

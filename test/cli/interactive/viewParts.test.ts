@@ -8,8 +8,7 @@ import { expandCustomCommand, loadCustomCommands, parseCommandFile } from '../..
 import { layoutEditor, layoutRowsAbove, truncateLine, visibleWidth } from '../../../src/cli/interactive/layout.js';
 import { addLocalRule, removeLocalRule } from '../../../src/cli/interactive/localSettings.js';
 import { createMarkdownStream } from '../../../src/cli/interactive/markdown.js';
-import { proposedRule } from '../../../src/cli/interactive/permissionQuestion.js';
-import { showEscaped } from '../../../src/cli/interactive/showEscaped.js';
+import { proposedRule, questionLines, questionOptions } from '../../../src/cli/interactive/permissionQuestion.js';
 import { completeCommand, parseInput } from '../../../src/cli/interactive/slashCommands.js';
 import { loadSettings } from '../../../src/hooks/settings.js';
 import { makeSandbox, removeSandboxes } from '../helpers.js';
@@ -72,8 +71,21 @@ describe('layout', () => {
 });
 
 describe('what a permission question shows', () => {
-  test('control characters, escape sequences and bidi overrides are written out', () => {
-    expect(showEscaped('echo \u001b[31mred\r\u202eevil\u0007\ttab\nnext')).toBe('echo \\x1b[31mred\\r\\u202eevil\\x07\\ttab\nnext');
+  test('the command goes through the shared escaper: written out, counted, whole; nothing raw reaches the screen', () => {
+    const command = 'echo \u001b[31mred\r\u202eevil\u0007\ttab\nnext';
+    const request = { toolName: 'Bash', input: { command, description: 'de\u001b]0;t\u0007sc' }, reason: 'why', toolUseId: 't', signal: new AbortController().signal };
+    const lines = questionLines(request, '/w/\u001b[2Jx', 80, (_style, text) => text);
+    expect(lines).toEqual([
+      '? Bash needs your approval',
+      '    echo \\e[31mred\\r\\u202eevil\\x07\\ttab',
+      '    next',
+      '    (5 control or invisible characters shown escaped)',
+      '    de\\e]0;t\\x07sc',
+      '  in /w/\\e[2Jx',
+      '  (why)',
+    ]);
+    const label = questionOptions({ ...request, input: { command: 'ls\u001b[8m' } })[1]!.label;
+    expect(label).toBe("Yes, and don't ask again for Bash(ls\\e[8m) in this project");
   });
 
   test('an Edit diff has the file context; a new file is all additions; a file outside cwd is not read', () => {
