@@ -12,6 +12,7 @@
  * Unknown event types are reported as `debug` outputs and dropped, never fatal: the API adds new
  * ones. Unknown block and delta types are passed on (any object with a string `type`): they are
  * content, which assembly keeps and the next request sends back (SPEC §14).
+ * A tool_use id repeated within one message is renamed (`uniqueToolUseIds.ts`).
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
@@ -32,6 +33,7 @@ import {
 } from '../protocol/events.js';
 import { matchDeltaLayout } from '../protocol/deltaLayout.js';
 import { apiErrorFromStreamEvent, quoteStart } from './apiErrorFromResponse.js';
+import { createToolUseIdRegistry } from './uniqueToolUseIds.js';
 import type { DebugEvent, TransportOutput } from './types.js';
 import { assertNever } from '../util/assertNever.js';
 
@@ -106,6 +108,8 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
   const fastDeltas = options.fastDeltas ?? true;
   /** Characters fed so far: one addition per chunk, not per event. */
   let responseChars = 0;
+  /** Every later stage keys on tool_use ids: a repeat within one message is renamed here. */
+  const toolUseIds = createToolUseIdRegistry();
 
   const parser = createParser({
     maxBufferSize: options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE,
@@ -245,7 +249,17 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
       default:
         assertNever(phase, 'decoder phase');
     }
-    outputs.push(event);
+    // The note follows its event: the renamed block is what it talks about.
+    if (event.type === 'message_start') {
+      const unique = toolUseIds.onMessageStart(event);
+      outputs.push(unique.event, ...unique.notes);
+    } else if (event.type === 'content_block_start') {
+      const unique = toolUseIds.onBlockStart(event);
+      outputs.push(unique.event);
+      if (unique.note !== undefined) outputs.push(unique.note);
+    } else {
+      outputs.push(event);
+    }
   }
 
   function take(): DecodeBatch {

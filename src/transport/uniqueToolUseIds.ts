@@ -1,0 +1,74 @@
+/**
+ * Duplicate `tool_use` ids within one response, made unique where the stream is decoded.
+ *
+ * Seen from proxies and non-Anthropic backends: two `tool_use` blocks of one message carrying the
+ * same id. Every later stage keys on the id (the scheduler's running calls, the pairing of a
+ * tool_result with its call, the next request, which the API refuses when an id repeats). Renaming
+ * at the decoder means no later stage ever sees two calls under one name: each gets its own
+ * result, and the assistant message sent back carries the new ids, so the pairing stays valid.
+ *
+ * The second use of `x` becomes `x__dup2`, the third `x__dup3`, ... (skipping any name the
+ * message already used; `_` keeps it within the API's id alphabet `[A-Za-z0-9_-]`). Only client
+ * `tool_use` blocks: a server tool call's id is paired with its result block by the server, in
+ * the same message, and must stay as sent.
+ */
+import type { ContentBlockStartEvent, MessageStartEvent } from '../protocol/events.js';
+import type { DebugEvent } from './types.js';
+
+/** Per message: the ids seen so far. A `message_start` begins a fresh one (a retry, too). */
+export interface ToolUseIdRegistry {
+  /** Returns the event itself, or a copy with the renamed block plus the note saying so. */
+  onBlockStart(event: ContentBlockStartEvent): { readonly event: ContentBlockStartEvent; readonly note?: DebugEvent };
+  /** Resets, then registers (and renames) the complete blocks a `message_start` may carry. */
+  onMessageStart(event: MessageStartEvent): { readonly event: MessageStartEvent; readonly notes: readonly DebugEvent[] };
+}
+
+export function createToolUseIdRegistry(): ToolUseIdRegistry {
+  let seen = new Set<string>();
+
+  /** The id to use for a call announced as `id`: itself the first time, else the next free `__dupN`. */
+  function claim(id: string): string {
+    if (!seen.has(id)) {
+      seen.add(id);
+      return id;
+    }
+    let n = 2;
+    while (seen.has(`${id}__dup${n}`)) n++;
+    const renamed = `${id}__dup${n}`;
+    seen.add(renamed);
+    return renamed;
+  }
+
+  function note(id: string, renamed: string, index: number): DebugEvent {
+    return {
+      type: 'debug',
+      message: `duplicate tool_use id "${id}" in one response; the block at index ${index} is renamed "${renamed}"`,
+      data: { id, renamed, index },
+    };
+  }
+
+  return {
+    onBlockStart(event) {
+      const block = event.content_block;
+      if (block.type !== 'tool_use') return { event };
+      const renamed = claim(block.id);
+      if (renamed === block.id) return { event };
+      return { event: { ...event, content_block: { ...block, id: renamed } }, note: note(block.id, renamed, event.index) };
+    },
+    onMessageStart(event) {
+      seen = new Set();
+      const content = event.message.content;
+      if (content.length === 0) return { event, notes: [] };
+      const notes: DebugEvent[] = [];
+      const renamedContent = content.map((block, index) => {
+        if (block.type !== 'tool_use') return block;
+        const renamed = claim(block.id);
+        if (renamed === block.id) return block;
+        notes.push(note(block.id, renamed, index));
+        return { ...block, id: renamed };
+      });
+      if (notes.length === 0) return { event, notes };
+      return { event: { ...event, message: { ...event.message, content: renamedContent } }, notes };
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Two tool_use blocks of one response with the same id (seen from proxies and other backends):
+ * the decoder renames the repeats, so every later stage sees unique ids, each call gets exactly
+ * one tool_result, and the next request is valid.
+ */
+import { describe, expect, it } from 'vitest';
+import { createStreamEventDecoder } from '../../src/transport/streamEventDecoder.js';
+import type { TransportOutput } from '../../src/transport/types.js';
+import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
+import type { ContentBlock } from '../../src/protocol/content.js';
+import { messageStart, sseEvent } from './sseFixtures.js';
+import { message, runOverHttp, taggedEchoTool, text, toolUse } from '../loop/helpers.js';
+
+const toolStart = (index: number, id: string, type = 'tool_use') =>
+  sseEvent({ type: 'content_block_start', index, content_block: { type, id, name: 'echo', input: {} } });
+const blockStop = (index: number) => sseEvent({ type: 'content_block_stop', index });
+const end = sseEvent({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 1 } }) + sseEvent({ type: 'message_stop' });
+
+function decodeAll(sse: string): TransportOutput[] {
+  const decoder = createStreamEventDecoder();
+  const first = decoder.push(sse);
+  const last = decoder.end();
+  expect(first.error ?? last.error).toBeUndefined();
+  return [...first.outputs, ...last.outputs];
+}
+
+const startedIds = (outputs: readonly TransportOutput[]) =>
+  outputs.flatMap((o) => (o.type === 'content_block_start' && 'id' in o.content_block ? [o.content_block.id] : []));
+const notes = (outputs: readonly TransportOutput[]) =>
+  outputs.flatMap((o) => (o.type === 'debug' && o.message.startsWith('duplicate tool_use id') ? [o] : []));
+
+describe('duplicate tool_use ids in one response', () => {
+  it('renames the second and third use, skipping a name the message already used', () => {
+    const blocks = [toolStart(0, 't'), toolStart(1, 't__dup2'), toolStart(2, 't'), toolStart(3, 't'), toolStart(4, 'u')];
+    const outputs = decodeAll(sseEvent(messageStart) + blocks.map((b, i) => b + blockStop(i)).join('') + end);
+    expect(startedIds(outputs)).toEqual(['t', 't__dup2', 't__dup3', 't__dup4', 'u']);
+    expect(notes(outputs).map((n) => n.data)).toEqual([
+      { id: 't', renamed: 't__dup3', index: 2 },
+      { id: 't', renamed: 't__dup4', index: 3 },
+    ]);
+    // Each note comes right after the block start it talks about.
+    const at = outputs.findIndex((o) => o.type === 'debug');
+    expect(outputs[at - 1]).toMatchObject({ type: 'content_block_start', index: 2 });
+  });
+
+  it('leaves unique ids and server tool calls as sent (a server call is paired by the server)', () => {
+    const sse = sseEvent(messageStart) + toolStart(0, 's', 'server_tool_use') + blockStop(0) + toolStart(1, 's', 'server_tool_use') + blockStop(1) + toolStart(2, 'a') + blockStop(2) + end;
+    const outputs = decodeAll(sse);
+    expect(startedIds(outputs)).toEqual(['s', 's', 'a']);
+    expect(notes(outputs)).toEqual([]);
+  });
+
+  it('renames within the complete blocks of a message_start, and against the blocks streamed after them', () => {
+    const prefilled = { type: 'tool_use', id: 'p', name: 'echo', input: {} };
+    const start = { ...messageStart, message: { ...messageStart.message, content: [prefilled, prefilled] } };
+    const outputs = decodeAll(sseEvent(start) + toolStart(2, 'p') + blockStop(2) + end);
+    const started = outputs[0];
+    expect(started?.type).toBe('message_start');
+    const content = started?.type === 'message_start' ? (started.message.content as ContentBlock[]) : [];
+    expect(content.map((b) => (b.type === 'tool_use' ? b.id : b.type))).toEqual(['p', 'p__dup2']);
+    expect(startedIds(outputs)).toEqual(['p__dup3']);
+    expect(notes(outputs)).toHaveLength(2);
+  });
+
+  it('starts afresh at each message: the same id in two responses is not renamed by the decoder', () => {
+    for (let i = 0; i < 2; i++) {
+      const outputs = decodeAll(sseEvent(messageStart) + toolStart(0, 'same') + blockStop(0) + end);
+      expect(startedIds(outputs)).toEqual(['same']);
+    }
+  });
+
+  it('through agentLoop over HTTP: every call runs once, gets exactly one result, and the next request is valid', async () => {
+    const { events, terminal, requests } = await runOverHttp(
+      [
+        message([toolUse('echo', { x: 'one' }, 'toolu_same'), toolUse('echo', { x: 'two' }, 'toolu_same'), toolUse('echo', { x: 'three' }, 'toolu_same')]),
+        message([text('done')]),
+      ],
+      { tools: [taggedEchoTool] },
+    );
+    expect(terminal).toMatchObject({ type: 'terminal', reason: 'completed' });
+    expect(requests).toHaveLength(2);
+    for (const r of requests) expect(r.validationErrors).toEqual([]);
+
+    const ids = ['toolu_same', 'toolu_same__dup2', 'toolu_same__dup3'];
+    const started = events.flatMap((e) => (e.type === 'tool_start' ? [e.toolUseId] : []));
+    expect(started.sort()).toEqual([...ids].sort());
+
+    const second = requests[1]!.body!;
+    expect(validateMessagesRequest(second)).toEqual([]);
+    const assistant = second.messages.at(-2)!;
+    const uses = (assistant.content as ContentBlock[]).flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.input]] : []));
+    expect(uses).toEqual([
+      [ids[0], { x: 'one' }],
+      [ids[1], { x: 'two' }],
+      [ids[2], { x: 'three' }],
+    ]);
+    const results = (second.messages.at(-1)!.content as ContentBlock[]).flatMap((b) =>
+      b.type === 'tool_result' ? [[b.tool_use_id, JSON.stringify(b.content)]] : [],
+    );
+    expect(results.map(([id]) => id)).toEqual(ids);
+    // Each result is its own call's: the renamed calls are not answered with the first one's output.
+    expect(results.map(([, content]) => content)).toEqual([
+      expect.stringContaining('echo:one'),
+      expect.stringContaining('echo:two'),
+      expect.stringContaining('echo:three'),
+    ]);
+    const debugNotes = events.filter((e) => e.type === 'model' && e.event.type === 'debug' && e.event.message.startsWith('duplicate tool_use id'));
+    expect(debugNotes).toHaveLength(2);
+  });
+});
