@@ -14,9 +14,9 @@ import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import type { TransportOutput } from '../src/transport/types.js';
 import { eventsOf, message, text, toolUse } from '../test/loop/helpers.js';
-import type { RunHelpers } from 'rxjs/testing';
 import { letters as lettersOf, replyMarble, waitTool } from '../src/testing/index.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
+import { fakeTreeModel as fakeModel } from './helpers/fakeTreeModel.js';
 
 const fast = defineAgent({ name: 'fast', description: 'quick', prompt: 'FAST' });
 const slow = defineAgent({ name: 'slow', description: 'slow', prompt: 'SLOW' });
@@ -40,24 +40,6 @@ function letterOf(e: LoopEvent): string | undefined {
 const letters = (events$: Observable<LoopEvent>) => events$.pipe(lettersOf(letterOf));
 const L = { i: 'i', r: 'r', c: 'c', n: 'n', T: 'T' };
 
-/** A fake model: `parent(n)` plays the parent's n-th response; children answer after `childDelay[system]` frames. */
-function fakeModel(
-  cold: RunHelpers['cold'],
-  parent: (n: number) => ReturnType<typeof message>,
-  childDelay: Readonly<Record<string, number>>,
-): { callModel: CallModel; requests: MessagesRequest[] } {
-  const requests: MessagesRequest[] = [];
-  let parentCalls = 0;
-  const callModel: CallModel = (request) => {
-    requests.push(request);
-    const system = typeof request.system === 'string' ? request.system : '';
-    const delay = childDelay[system];
-    const msg = delay !== undefined ? message([text(`${system} answer`)]) : parent(parentCalls++);
-    const { marbles: marble, values } = replyMarble(msg, { frame: 0, start: delay ?? 0 });
-    return cold<TransportOutput>(marble, values);
-  };
-  return { callModel, requests };
-}
 
 const tree = (callModel: CallModel, extra: Partial<AgentTreeOptions> = {}) =>
   agentLoopWithSubagents({

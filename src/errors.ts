@@ -19,7 +19,9 @@ export type RxAgentErrorKind =
   | 'configuration'
   | 'aborted'
   /** Transcript persistence (src/session/): locked, missing, or a failed write. */
-  | 'session';
+  | 'session'
+  /** An Agent call over the tree's subagent caps (running at once, or started per run). */
+  | 'subagent_limit';
 
 /** Base of every error the library reports: a `kind` to switch on and whether a retry may help. */
 export abstract class RxAgentError extends Error {
@@ -136,6 +138,34 @@ export class ConfigurationError extends RxAgentError {
   readonly kind = 'configuration' as const;
   readonly retryable = false;
 }
+
+/** Which subagent cap an Agent call ran into. */
+export type SubagentLimit = 'concurrent' | 'per_run';
+
+/**
+ * An Agent call refused because the agent tree is at a cap: `max` subagents already running at
+ * once (`concurrent`), or `max` already started in this run (`per_run`). The Agent call ends in
+ * an error result carrying this message; the run goes on.
+ */
+export class SubagentLimitError extends RxAgentError {
+  override readonly name = 'SubagentLimitError';
+  readonly kind = 'subagent_limit' as const;
+  /** A concurrent cap frees up when a running subagent ends; a per-run cap never does. */
+  readonly retryable: boolean;
+  constructor(
+    readonly limit: SubagentLimit,
+    readonly max: number,
+  ) {
+    super(
+      limit === 'concurrent'
+        ? `${subagents(max)} ${max === 1 ? 'is' : 'are'} already running, the most this run allows at once. Wait for one to finish before starting another, or do this task yourself.`
+        : `this run has already started ${subagents(max)}, the most it allows. Do the remaining work yourself.`,
+    );
+    this.retryable = limit === 'concurrent';
+  }
+}
+
+const subagents = (n: number): string => `${n} subagent${n === 1 ? '' : 's'}`;
 
 /** Replace every occurrence of a secret in a text. */
 export function redact(text: string, secret: string | undefined): string {

@@ -44,6 +44,7 @@ export {
   RxAgentError,
   StreamIdleTimeout,
   StreamProtocolError,
+  SubagentLimitError,
 } from './errors.js';
 export type { RxAgentErrorKind } from './errors.js';
 

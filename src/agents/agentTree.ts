@@ -42,7 +42,7 @@ import {
   from,
 } from 'rxjs';
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, SubagentLimitError } from '../errors.js';
 import { loopOf } from '../loop/agentLoop.js';
 import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
 import { addUsage, createCostBudget, ZERO_USAGE } from '../loop/pricing.js';
@@ -59,6 +59,7 @@ import type { SubagentEventData } from './events.js';
 import { childOptions } from './childOptions.js';
 import { notificationText } from './texts.js';
 import { createTreeBudget } from './treeBudget.js';
+import { createSubagentSlots, type SubagentSlot, type SubagentSlots } from './subagentSlots.js';
 
 export const DEFAULT_MAX_AGENT_DEPTH = 2;
 
@@ -81,6 +82,13 @@ export interface SubagentOptions {
    * gets no Agent tool. Default 2; 0 disables subagents.
    */
   readonly maxDepth?: number;
+  /**
+   * The most subagents running at once in the whole tree (grandchildren included). An Agent call
+   * over it gets an error result (a `SubagentLimitError`'s text) and the run goes on. Default 10.
+   */
+  readonly maxConcurrent?: number;
+  /** The most subagents started in one run of the whole tree; over it, as `maxConcurrent`. Default 50. */
+  readonly maxPerRun?: number;
   /** When the parent's turn completes while background children run, wait for them. Default true. */
   readonly waitForBackground?: boolean;
   /**
@@ -110,6 +118,8 @@ interface NodeConfig {
   readonly definitions: ReadonlyMap<string, AgentDefinition>;
   /** False when the definition's tool list leaves the Agent tool out. */
   readonly agentToolAllowed: boolean;
+  /** The tree's subagent caps: one counter for every node. */
+  readonly slots: SubagentSlots;
 }
 
 /**
@@ -139,6 +149,10 @@ export function rootTree(options: AgentTreeOptions, input?: TreeInput): Observab
       depth: 0,
       definitions: mergeAgentDefinitions(options.agents?.definitions ?? []),
       agentToolAllowed: true,
+      slots: createSubagentSlots({
+        ...(options.agents?.maxConcurrent !== undefined ? { maxConcurrent: options.agents.maxConcurrent } : {}),
+        ...(options.agents?.maxPerRun !== undefined ? { maxPerRun: options.agents.maxPerRun } : {}),
+      }),
     },
     input,
   );
@@ -221,15 +235,32 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
     arrivals$.next();
   };
 
-  const startChild = (definition: AgentDefinition, input: AgentToolInput, parentToolUseId: string, background: boolean, signal: AbortSignal): StartedChild => {
+  /** A child holding `slot`, which it frees however it ends. */
+  const startChild = (
+    definition: AgentDefinition,
+    input: AgentToolInput,
+    parentToolUseId: string,
+    background: boolean,
+    signal: AbortSignal,
+    slot: () => SubagentSlot,
+  ): StartedChild => {
     const agentId = newAgentId();
     const agentDepth = node.depth + 1;
     const info: SubagentInfo = { agentId, agentType: definition.name, agentDepth, parentToolUseId, background, description: input.description };
     const events$ = defer(() => {
-      const child = childOptions({ parent: options, definition, input, info, signal, budget, baseCallModel, toolName });
-      return treeNode(child.options, { depth: agentDepth, definitions: node.definitions, agentToolAllowed: child.agentToolAllowed });
+      const held = slot();
+      return defer(() => {
+        const child = childOptions({ parent: options, definition, input, info, signal, budget, baseCallModel, toolName });
+        return treeNode(child.options, { depth: agentDepth, definitions: node.definitions, agentToolAllowed: child.agentToolAllowed, slots: node.slots });
+      }).pipe(finalize(() => held.release()));
     });
     return { agentId, agentDepth, events$ };
+  };
+  /** A slot of the tree's caps, or the SubagentLimitError the Agent call fails with. */
+  const acquireSlot = (): SubagentSlot => {
+    const slot = node.slots.acquire();
+    if (slot instanceof SubagentLimitError) throw slot;
+    return slot;
   };
 
   const progressOf = (data: SubagentEventData): LoopEvent => ({
@@ -243,9 +274,12 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
 
   const launcher: SubagentLauncher = {
     definitions: node.definitions,
-    foreground: (definition, input, parentToolUseId, signal) => startChild(definition, input, parentToolUseId, false, signal),
+    // A foreground child takes its slot when its call subscribes to it (a refusal errors the call).
+    foreground: (definition, input, parentToolUseId, signal) => startChild(definition, input, parentToolUseId, false, signal, acquireSlot),
     background: (definition, input, parentToolUseId, callSignal) => {
-      const child = startChild(definition, input, parentToolUseId, true, controller.signal);
+      // Taken now, so a refused launch throws here and the call's result is the error, not "launched".
+      const slot = acquireSlot();
+      const child = startChild(definition, input, parentToolUseId, true, controller.signal, () => slot);
       // A launching call stopped before its result reached the model (max_tokens, interrupt,
       // abort) was reported to the model as stopped; cutting the child keeps that true (no late
       // notification of work the model believes stopped). The signal never aborts afterwards.
@@ -256,6 +290,8 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
         if (settled) return;
         settled = true;
         running--;
+        // Freed before the notification, which may start the parent's next phase (and its calls).
+        slot.release();
         deliver(notificationText({ agentId: child.agentId, agentType: definition.name, description: input.description, ok, body }));
       };
       const wrap = (event: LoopEvent): SubagentEventData => ({
