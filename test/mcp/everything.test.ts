@@ -1,6 +1,6 @@
 /**
- * The reference server `@modelcontextprotocol/server-everything`, over stdio and over
- * Streamable HTTP on 127.0.0.1, through `connectMcpServers` and the real tool pipeline.
+ * The reference server `@modelcontextprotocol/server-everything`, over stdio, over
+ * Streamable HTTP and over the legacy HTTP+SSE transport on 127.0.0.1, through `connectMcpServers` and the real tool pipeline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/mcp/config.js';
@@ -8,16 +8,19 @@ import { callTool, hold, resultOf, toolNamed, type Held } from './hold.js';
 import { everythingStdio, isAlive, startEverythingHttp, type RunningHttpServer } from './servers.js';
 
 let http: RunningHttpServer;
+let sse: RunningHttpServer;
 beforeAll(async () => {
-  http = await startEverythingHttp();
+  [http, sse] = await Promise.all([startEverythingHttp(), startEverythingHttp('sse')]);
 });
 afterAll(async () => {
-  await http?.stop();
+  await Promise.all([http?.stop(), sse?.stop()]);
 });
 
 const transports: [string, () => McpServerConfig][] = [
   ['stdio', everythingStdio],
   ['Streamable HTTP', () => ({ type: 'http', url: http.url })],
+  // The legacy HTTP+SSE transport (GET /sse for the event stream, POST /message?sessionId=…).
+  ['SSE', () => ({ type: 'sse', url: sse.url, headers: { 'X-Test-Header': 'sent' } })],
 ];
 
 describe.each(transports)('server-everything over %s', (_label, config) => {
@@ -126,5 +129,14 @@ describe('closing', () => {
     await held.close();
     const last = sessions.at(-1)!;
     expect(http.log()).toContain(`Transport closed for session ${last}`);
+  });
+
+  it('unsubscribing closes the SSE event stream (the server sees the client leave)', async () => {
+    const held = hold({ everything: { type: 'sse', url: sse.url } });
+    expect((await held.first).servers).toEqual([expect.objectContaining({ status: 'connected' })]);
+    const id = [...sse.log().matchAll(/Client Connected: +([\w-]+)/g)].map((m) => m[1]).at(-1)!;
+    expect(id).toBeTruthy();
+    await held.close();
+    await sse.waitForLog(new RegExp(`Client Disconnected: +${id}`));
   });
 });

@@ -42,13 +42,25 @@ export interface RunningHttpServer {
   readonly process: ChildProcess;
   /** What the server logged (it logs each request and session). */
   log(): string;
+  /** Resolves once the log matches `pattern` (bounded by the test's own timeout). */
+  waitForLog(pattern: RegExp): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** server-everything's Streamable HTTP server, started and waited for until it listens. */
-export async function startEverythingHttp(): Promise<RunningHttpServer> {
+/** How server-everything says it listens, per HTTP mode, and the path its clients connect to. */
+const HTTP_MODES = {
+  streamableHttp: { ready: (port: number) => `listening on port ${port}`, path: '/mcp' },
+  sse: { ready: (port: number) => `Server is running on port ${port}`, path: '/sse' },
+} as const;
+
+/**
+ * server-everything's Streamable HTTP server (or, with `'sse'`, its legacy HTTP+SSE server),
+ * started and waited for until it listens. The client only ever connects to 127.0.0.1.
+ */
+export async function startEverythingHttp(mode: keyof typeof HTTP_MODES = 'streamableHttp'): Promise<RunningHttpServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], {
+  const { ready, path } = HTTP_MODES[mode];
+  const child = spawn(process.execPath, [EVERYTHING_BIN, mode], {
     env: { PATH: process.env['PATH'] ?? '', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,16 +72,26 @@ export async function startEverythingHttp(): Promise<RunningHttpServer> {
   child.stderr!.on('data', onData);
   await new Promise<void>((resolve, reject) => {
     const check = () => {
-      if (log.includes(`listening on port ${port}`)) resolve();
+      if (log.includes(ready(port))) resolve();
       else if (log.includes('Failed to start')) reject(new Error(log));
     };
     child.stderr!.on('data', check);
     child.once('exit', (code) => reject(new Error(`server-everything exited (${code}) before listening: ${log}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}${path}`,
     process: child,
     log: () => log,
+    waitForLog: (pattern) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!pattern.test(log)) return;
+          child.stderr!.off('data', check);
+          resolve();
+        };
+        child.stderr!.on('data', check);
+        check();
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
