@@ -4,7 +4,7 @@
  * `connected` with its tools, or `failed` / `needs-auth` with the reason. After that it emits
  * again when the server says its tool list changed (`notifications/tools/list_changed`, listed
  * anew) and `failed` when the server goes away. Unsubscribing closes the connection: a stdio
- * server is stopped (stdin closed, then SIGTERM, then SIGKILL, by the SDK), an HTTP session is
+ * server is stopped with its whole process group (stdin closed, then SIGTERM, then SIGKILL), an HTTP session is
  * terminated with DELETE.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,14 +1,14 @@
 /**
- * The SDK transport for one configured server: a child process over stdio, Streamable HTTP, SSE,
- * or the caller's own. A stdio server's stderr is kept (its last few KiB) to explain a failed
+ * The SDK transport for one configured server: a child process over stdio (as its own process
+ * group, see stdioGroupTransport.ts), Streamable HTTP, SSE, or the caller's own. A stdio server's stderr is kept (its last few KiB) to explain a failed
  * start, and never mixed into our own output.
  */
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ConfigurationError } from '../errors.js';
 import type { McpServerConfig } from './config.js';
+import { StdioGroupTransport } from './stdioGroupTransport.js';
 
 const STDERR_TAIL_BYTES = 4096;
 
@@ -25,17 +25,16 @@ export function openTransport(config: McpServerConfig, cwd: string | undefined):
   switch (config.type) {
     case undefined:
     case 'stdio': {
-      const transport = new StdioClientTransport({
+      const transport = new StdioGroupTransport({
         command: config.command,
-        ...(config.args ? { args: [...config.args] } : {}),
-        // The SDK passes a short list of safe variables (PATH, HOME, ...) plus these: the
-        // servers never see our API key or other secrets of the environment.
-        ...(config.env ? { env: { ...config.env } } : {}),
+        ...(config.args ? { args: config.args } : {}),
+        // The SDK's short list of safe variables (PATH, HOME, ...) plus these: the servers
+        // never see our API key or other secrets of the environment.
+        ...(config.env ? { env: config.env } : {}),
         ...(cwd !== undefined ? { cwd } : {}),
-        stderr: 'pipe',
       });
       let tail = '';
-      transport.stderr?.on('data', (chunk: Buffer) => {
+      transport.stderr.on('data', (chunk: Buffer) => {
         tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
       });
       return { transport, stderrTail: () => tail.trim(), pid: () => transport.pid };

@@ -80,6 +80,15 @@ export function killAllProcessGroups(): number {
   return signalled;
 }
 
+/**
+ * Registers a process group started elsewhere (an MCP stdio server) so the exit paths end it
+ * too; returns the call that unregisters it once the group is gone.
+ */
+export function trackProcessGroup(pid: number): () => void {
+  liveGroups.add(pid);
+  return () => liveGroups.delete(pid);
+}
+
 /** How many process groups are running now (for tests and diagnostics). */
 export function liveProcessGroupCount(): number {
   return liveGroups.size;
