@@ -44,6 +44,7 @@ import {
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { ConfigurationError, SubagentLimitError } from '../errors.js';
 import { loopOf } from '../loop/agentLoop.js';
+import { withMcpServers } from '../mcp/withMcpServers.js';
 import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
 import { addUsage, createCostBudget, ZERO_USAGE } from '../loop/pricing.js';
 import { createRunContext, type RunContext } from '../loop/runContext.js';
@@ -129,7 +130,8 @@ interface NodeConfig {
  * `SubagentEventData` (see `subagentEventOf`). The terminal's `costUsd` is the whole tree's.
  */
 export function agentLoopWithSubagents(options: AgentTreeOptions): Observable<LoopEvent> {
-  return defer(() => rootTree(options));
+  // MCP servers connect once for the whole tree; children reach them through `refreshTools`.
+  return withMcpServers(options, (withTools) => defer(() => rootTree(withTools)));
 }
 
 /**

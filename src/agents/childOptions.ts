@@ -5,14 +5,18 @@
  *
  * - Tools: the definition's `tools` filter the available ones (the parent's, or `toolsFor`'s);
  *   a listed tool that is not available is a ConfigurationError; leaving the Agent tool out of
- *   the list means the child gets none.
+ *   the list means the child gets none. The parent's `refreshTools` (its MCP servers' tools) is
+ *   the child's too, filtered by the same list; listed `mcp__` names are not checked up front
+ *   (a server may still be connecting, or be down: its tools are then simply not offered).
  * - Model: the definition's (through `resolveModel`), or the parent's for `inherit`/none; only an
  *   inheriting child inherits thinking.
  * - Hooks: the tool hooks only (Stop, UserPromptSubmit and PostToolBatch are the parent's turn's).
  * - Every request is tagged `querySource: agent:<name>`.
  */
 import { ConfigurationError } from '../errors.js';
-import type { AgentLoopHooks, CallModel } from '../loop/options.js';
+import { map } from 'rxjs';
+import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
+import { toolsOfIteration } from '../loop/toolRefresh.js';
 import type { AgentTreeOptions, SubagentInfo } from './agentTree.js';
 import type { AgentToolInput } from './agentTool.js';
 import type { AgentDefinition } from './definitions.js';
@@ -46,12 +50,13 @@ export function childOptions(setup: ChildSetup): ChildOptions {
   if (definition.tools) {
     const wanted = new Set(definition.tools);
     agentToolAllowed = wanted.delete(setup.toolName);
-    const missing = [...wanted].filter((n) => !available.some((t) => t.name === n));
+    const missing = [...wanted].filter((n) => !n.startsWith('mcp__') && !available.some((t) => t.name === n));
     if (missing.length > 0) {
       throw new ConfigurationError(`agent ${definition.name} (${definition.source ?? 'api'}) lists tools that are not available: ${missing.join(', ')}`);
     }
     tools = available.filter((t) => wanted.has(t.name));
   }
+  const refreshTools = parent.refreshTools && inheritedRefresh(parent.refreshTools, definition.tools && new Set(definition.tools));
   const inherits = definition.model === undefined || definition.model === 'inherit';
   const model = inherits ? parent.model : (agents.resolveModel?.(definition.model!) ?? definition.model!);
   const callModel: CallModel | undefined =
@@ -73,6 +78,7 @@ export function childOptions(setup: ChildSetup): ChildOptions {
     ...(parent.maxOutputTokens !== undefined ? { maxOutputTokens: parent.maxOutputTokens } : {}),
     ...(inherits && parent.thinking ? { thinking: parent.thinking } : {}),
     ...(hooks ? { hooks } : {}),
+    ...(refreshTools ? { refreshTools } : {}),
     ...(canUseTool ? { canUseTool } : {}),
     ...(parent.fallbackModel !== undefined ? { fallbackModel: parent.fallbackModel } : {}),
     ...(parent.prices ? { prices: parent.prices } : {}),
@@ -84,6 +90,11 @@ export function childOptions(setup: ChildSetup): ChildOptions {
     deps: { ...parent.deps, ...(callModel ? { callModel } : {}) },
   };
   return { options, agentToolAllowed };
+}
+
+/** The parent's refresh seam for a child: its own tools kept, the added ones filtered by `wanted`. */
+function inheritedRefresh(refresh: NonNullable<AgentLoopOptions['refreshTools']>, wanted: ReadonlySet<string> | undefined): AgentLoopOptions['refreshTools'] {
+  return (own) => toolsOfIteration({ tools: own, refreshTools: refresh }).pipe(map((all) => all.filter((t) => own.includes(t) || !wanted || wanted.has(t.name))));
 }
 
 function toolHooksOnly(hooks: AgentLoopHooks | undefined): AgentLoopHooks | undefined {

@@ -18,9 +18,9 @@ import type { McpSession } from './mcpSession.js';
 
 export const MCP_WARNING_CODE = 'mcp_server_failed';
 
-export function withMcpServers(
-  options: AgentLoopOptions,
-  run: (options: AgentLoopOptions) => Observable<LoopEvent>,
+export function withMcpServers<O extends AgentLoopOptions>(
+  options: O,
+  run: (options: O) => Observable<LoopEvent>,
   connectOptions: ConnectMcpServersOptions = {},
 ): Observable<LoopEvent> {
   const servers = options.mcpServers;

@@ -146,3 +146,33 @@ describe('.mcp.json (project scope)', () => {
     expect(readLog(log)).toBe('');
   });
 });
+
+describe('subagents', () => {
+  it("an --agents subagent calls the parent's MCP tool through the command", async () => {
+    const log = fixtureLog();
+    const childPrompt = 'You are the MCP-using child in a test.';
+    const systemText = (request: { system?: unknown }) => JSON.stringify(request.system ?? '');
+    const hasResult = (request: { messages: readonly { content: unknown }[] }) => JSON.stringify(request.messages.at(-1)!.content).includes('tool_result');
+    const script: Script = (request) => {
+      if (systemText(request).includes(childPrompt)) {
+        return hasResult(request)
+          ? { kind: 'message', blocks: [{ type: 'text', text: 'child finished' }] }
+          : { kind: 'message', blocks: [{ type: 'tool_use', id: 'toolu_child_echo', name: 'mcp__fixture__echo', input: { text: 'echo from the child' } }] };
+      }
+      return hasResult(request)
+        ? { kind: 'message', blocks: [{ type: 'text', text: 'parent finished' }] }
+        : { kind: 'message', blocks: [{ type: 'tool_use', id: 'toolu_agent', name: 'Agent', input: { description: 'echo', prompt: 'echo it', subagent_type: 'echoer' } }] };
+    };
+    const agents = JSON.stringify({ echoer: { description: 'echoes through MCP', prompt: childPrompt } });
+    const run = await runAgainst(
+      script,
+      ['-p', 'go', ...streamJson, '--mcp-config', config({ fixture: fixture(log) }), '--allowedTools', 'mcp__fixture', '--agents', agents],
+      makeSandbox(),
+    );
+    expect(run.code).toBe(0);
+    const child = run.server.requests.map((r) => r.body!).find((b) => systemText(b).includes(childPrompt))!;
+    expect(child.tools!.map((t) => t.name)).toContain('mcp__fixture__echo');
+    expect(readLog(log)).toContain('call echo {"text":"echo from the child"}');
+    expect(parseLines(run.stdout).at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'parent finished' });
+  });
+});
