@@ -1,7 +1,8 @@
 /**
  * The model's Markdown in a real terminal: rendered (no `#`, `**` or fences left, list bullets,
- * highlighted code, bold as an attribute), block by block while it streams; and the same answer
- * piped stays the model's text exactly, with no escape codes.
+ * highlighted code, bold as an attribute), block by block while it streams; inline code and bold
+ * inside list items rendered too (they were printed raw), a task item's box drawn once (it was
+ * `[ ]  [ ]`); and the same answer piped stays the model's text exactly, with no escape codes.
  */
 import { describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
@@ -11,7 +12,9 @@ import { hasTmux } from './tmux.js';
 
 const open = useScenarios();
 
-const MARKDOWN = '# Plan\n\nI will **check** the `files` first.\n\n- one\n- two\n\n```js\nconst answer = 42;\n```\n\nDone.';
+const MARKDOWN =
+  '# Plan\n\nI will **check** the `files` first.\n\n- edit `src/a.ts` and **test** it\n- two\n\nTasks:\n\n- [ ] write `b.ts`\n- [x] done\n\n' +
+  '```js\nconst answer = 42;\n```\n\nDone.';
 const script: ScriptedResponse[] = [{ kind: 'message', blocks: [{ type: 'text', text: MARKDOWN, chunkSize: 7 }] }];
 
 /** The rendered answer as a person sees it (colors aside). */
@@ -20,8 +23,13 @@ Plan
 
 I will check the files first.
 
-  * one
+  * edit src/a.ts and test it
   * two
+
+Tasks:
+
+  * [ ] write b.ts
+  * [X] done
 
   const answer = 42;
 
@@ -29,7 +37,7 @@ Done.
 -- 1 turn`;
 
 describe.skipIf(!hasTmux())('markdown in tmux', () => {
-  test('rendered for the terminal: headings, bold, lists, highlighted code', { timeout: 300_000 }, async () => {
+  test('rendered for the terminal: headings, bold, lists with inline code, task boxes, highlighted code', { timeout: 300_000 }, async () => {
     const scenario = await open({ script });
     const { term } = scenario;
     await term.waitFor(READY);
@@ -39,6 +47,12 @@ describe.skipIf(!hasTmux())('markdown in tmux', () => {
     const styled = term.styledScreen();
     // Bold is an attribute, not asterisks; the code is colored (highlighted).
     expect(styled).toMatch(/\u001b\[1mcheck/);
+    // Inside list items too: bold as an attribute, the code span styled like the one in the paragraph.
+    expect(styled).toMatch(/\u001b\[1mtest/);
+    const codeStyle = /(\u001b\[[0-9;]*m)files/.exec(styled)?.[1];
+    expect(codeStyle).toBeDefined();
+    expect(styled).toContain(`${codeStyle}src/a.ts`);
+    expect(styled).toContain(`${codeStyle}b.ts`);
     expect(styled).toMatch(/\u001b\[[0-9;]*m(const)\u001b\[/);
     term.keys('C-d');
     expect(await term.waitForExit()).toBe(0);

@@ -13,6 +13,27 @@ import type { Marked as MarkedParser, MarkedExtension } from 'marked';
 export type RenderMarkdown = (markdown: string, columns: number) => string;
 
 /**
+ * Our corrections to marked-terminal 7.3 under marked 18 (it was written for marked's older
+ * token shapes), applied after it so they are asked first:
+ * - A tight list item's text is a block `text` token carrying inline tokens (code spans, bold,
+ *   links); marked-terminal's `text` prints its raw source (`` `a.ts` ``, `**b**`). Rendered from
+ *   its inline tokens here; any other text (`false`) is left to marked-terminal.
+ * - A task item's checkbox was drawn twice: marked now gives the item a checkbox token of its own,
+ *   and marked-terminal also draws one for any item marked `task`. The flag is cleared before
+ *   rendering, so the token's box is the one drawn, loose or tight.
+ */
+const LIST_ITEM_FIXES: MarkedExtension = {
+  walkTokens(token) {
+    if (token.type === 'list_item') token.task = false;
+  },
+  renderer: {
+    text(token) {
+      return 'tokens' in token && token.tokens !== undefined && token.tokens.length > 0 ? this.parser.parseInline(token.tokens) : false;
+    },
+  },
+};
+
+/**
  * Renders one piece of Markdown for a terminal `columns` wide. The libraries (with the syntax
  * highlighter, the bulk of them) are loaded here, on a terminal only: loading them at every start
  * doubled the start-up time of `rxagent -p`, which never renders Markdown.
@@ -25,7 +46,7 @@ export async function loadMarkdownRenderer(): Promise<RenderMarkdown> {
     if (!parser) {
       // The typings of marked-terminal describe a Renderer; at run time it returns an extension.
       const extension = markedTerminal({ width: Math.max(20, columns - 2), reflowText: true, showSectionPrefix: false, tab: 2 }) as unknown as MarkedExtension;
-      parser = new Marked(extension);
+      parser = new Marked(extension, LIST_ITEM_FIXES);
       cache.set(columns, parser);
     }
     return parser;
