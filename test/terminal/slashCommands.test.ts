@@ -93,6 +93,12 @@ describe.skipIf(!hasTmux())('slash commands in tmux', () => {
     // The first exchange is gone from the view (summarized); the latest one was kept verbatim.
     expect(afterCompact).not.toContain('"hello"');
     expect(afterCompact).toContain('Answer to: hello again');
+    // Its prompt too (only the answer was kept once): the summary joins it as the first message.
+    const view = server.requests[3]!.body!.messages;
+    expect(view[0]!.role).toBe('user');
+    expect(JSON.stringify(view[0]!.content)).toContain('"hello again"');
+    expect(view[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Answer to: hello again' }] });
+    expect(JSON.stringify(summaryRequest.messages)).not.toContain('hello again');
 
     term.submit('/clear');
     const cleared = await term.waitFor('(new conversation, session ');

@@ -6,10 +6,11 @@
  * starts from the same compacted view.
  */
 import { fromEvent, lastValueFrom, takeUntil } from 'rxjs';
-import { buildCompactedView, buildCompactionRequest, planCompaction, requestSummary } from '../../context/compact.js';
+import { buildCompactedView, buildCompactionRequest, requestSummary } from '../../context/compact.js';
 import { COMPACT_SYSTEM_PROMPT } from '../../context/compactPrompt.js';
 import { modelLimits } from '../../context/models.js';
 import { CHARS_PER_TOKEN, contextThresholds, estimateMessagesTokens } from '../../context/tokens.js';
+import { isTurnStart } from '../../context/turns.js';
 import type { TranscriptSink } from '../../loop/seams.js';
 import type { MessageParam } from '../../protocol/content.js';
 import type { MessagesClient } from '../../transport/types.js';
@@ -39,16 +40,24 @@ export class CompactCancelled extends Error {
   }
 }
 
+/** Where the latest exchange starts (its prompt), or undefined when it is the only one. */
+export function latestExchangeStart(messages: readonly MessageParam[]): number | undefined {
+  for (let i = messages.length - 1; i > 0; i--) if (isTurnStart(messages[i]!)) return i;
+  return undefined;
+}
+
 export async function compactNow(options: CompactNowOptions): Promise<CompactNowResult> {
-  // Keep nothing beyond the latest exchange: the person asked for room now.
   if (options.signal.aborted) throw new CompactCancelled();
-  const plan = planCompaction(options.messages, 0);
-  if (plan === undefined) return { type: 'too_short' };
+  // Keep the latest exchange verbatim (its prompt, tool calls and answer), nothing before it: the
+  // person asked for room now. The context layer's own plan would cut inside that exchange (at
+  // its last answer, for a budget of 0) and summarize the prompt being worked on.
+  const keptStart = latestExchangeStart(options.messages);
+  if (keptStart === undefined) return { type: 'too_short' };
   const limits = modelLimits(options.model);
   const thresholds = contextThresholds(limits);
   const extra = options.instructions.trim();
   const instructions = extra === '' ? COMPACT_SYSTEM_PROMPT : `${COMPACT_SYSTEM_PROMPT}\n\nThe user gave these instructions for this summary:\n${extra}`;
-  const request = buildCompactionRequest(options.messages.slice(0, plan.keptStart), {
+  const request = buildCompactionRequest(options.messages.slice(0, keptStart), {
     model: options.model,
     maxTokens: Math.min(SUMMARY_TOKENS, limits.maxOutputTokens),
     maxTranscriptChars: Math.max(4_000, (thresholds.effectiveWindow - 2_000) * CHARS_PER_TOKEN),
@@ -59,7 +68,7 @@ export async function compactNow(options: CompactNowOptions): Promise<CompactNow
     defaultValue: undefined,
   });
   if (summary === undefined) throw new CompactCancelled();
-  const view = buildCompactedView(summary, options.messages.slice(plan.keptStart));
+  const view = buildCompactedView(summary, options.messages.slice(keptStart));
   const preTokens = estimateMessagesTokens(options.messages);
   const postTokens = estimateMessagesTokens(view);
   await options.transcript.append([
