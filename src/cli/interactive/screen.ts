@@ -9,7 +9,9 @@
  * the rows are counted again at the new width from the widths that were drawn. That count can
  * still be wrong for a draw that fell between the terminal's re-wrap and the moment the new size
  * could be read (tmux re-wraps first and tells the program later), so a resize also repaints the
- * whole screen: cleared, the last screenful of output printed again, the panel under it.
+ * whole screen: the last screenful of output written again from the top, the panel under it.
+ * The screen is erased row by row, not with `ESC[2J`: terminals that keep a cleared screen
+ * (tmux's `scroll-on-clear`, VTE) would push a copy of it into the scrollback at every resize.
  */
 import { layoutRowsAbove, rowsOf, stripAnsi, truncateLine, visibleWidth, wrapPlain } from './layout.js';
 
@@ -135,7 +137,10 @@ export function createScreen(output: ScreenOutput, panelOf: () => Panel): Screen
         room -= rowsOf(visibleWidth(recent[i]!), width);
         if (room >= 0) shown.unshift(recent[i]!);
       }
-      output.write(`${HIDE_CURSOR}\x1b[H\x1b[2J${shown.map((l) => `${l}\n`).join('')}${drawSequence()}${SHOW_CURSOR}`);
+      // Erased row by row (`ESC[2K`, then down one): an erase of the whole display, even `ESC[J`
+      // from the top-left corner, is what tmux copies into the scrollback.
+      const blank = `\x1b[H${'\x1b[2K\x1b[1B'.repeat(height)}\x1b[H`;
+      output.write(`${HIDE_CURSOR}${blank}${shown.map((l) => `${l}\n`).join('')}${drawSequence()}${SHOW_CURSOR}`);
     },
     close() {
       if (closed) return;
