@@ -1,8 +1,9 @@
 /**
  * The prompt in a real terminal: a bracketed paste of several lines stays one prompt in its
  * order (it once became four prompts, L1 L4 L2 L3), `\` + Enter and Meta+Enter insert a
- * newline, Up brings back earlier prompts — also in the next run of the same project — and
- * Ctrl-C clears the prompt, Ctrl-D leaves.
+ * newline, and so do Shift+Enter and Ctrl+Enter (tmux reports them once the view asks), Up
+ * brings back earlier prompts — also in the next run of the same project — and Ctrl-C clears the
+ * prompt, Ctrl-D leaves.
  */
 import { describe, expect, test } from 'vitest';
 import type { MessagesRequest } from '../../src/protocol/request.js';
@@ -63,5 +64,22 @@ describe.skipIf(!hasTmux())('the prompt in tmux', () => {
     again.keys('C-c');
     again.keys('C-d');
     expect(await again.waitForExit()).toBe(0);
+  });
+  test('Shift+Enter and Ctrl+Enter insert a newline where the terminal reports them (tmux with extended-keys on)', { timeout: 300_000 }, async () => {
+    const scenario = await open({ script: echoScript });
+    const { term, server } = scenario;
+    await term.waitFor(READY);
+    term.type('first');
+    term.keys('S-Enter');
+    term.type('second');
+    term.keys('C-Enter');
+    term.type('third');
+    await term.waitFor(/❯ first\n {2}second\n {2}third\n─/);
+    expect(server.requests).toHaveLength(0);
+    term.keys('Enter');
+    await term.waitFor('Got 3 lines.');
+    expect(lastUserText(server.requests[0]!.body!)).toBe('first\nsecond\nthird');
+    term.keys('C-d');
+    expect(await term.waitForExit()).toBe(0);
   });
 });

@@ -9,7 +9,7 @@ import { styleText } from 'node:util';
 import { choiceLines, reduceChoice, type ChoiceState } from './choice.js';
 import type { Choice, FrontEnd, FrontEndHandlers } from './frontEnd.js';
 import { appendHistory, loadHistory } from './inputHistory.js';
-import { toEditorKey, type RawKey } from './keys.js';
+import { decodeKey, type KeyDecodeState, type RawKey } from './keys.js';
 import { layoutEditor } from './layout.js';
 import { emptyEditor, reduceEditor, type Completer, type EditorState } from './lineEditor.js';
 import type { LiveTools } from './liveTools.js';
@@ -76,8 +76,11 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
     screen.print(`${paint('cyan', PROMPT_MARKER)}${first}${rest.map((l) => `\n  ${l}`).join('')}\n`);
   };
 
+  let keyState: KeyDecodeState;
   const onKey = (str: string | undefined, raw: RawKey | undefined) => {
-    const key = toEditorKey(str, raw);
+    const decoded = decodeKey(keyState, str, raw);
+    keyState = decoded.state;
+    const key = decoded.key;
     if (!key) return;
     const mode = modes[0];
     if (mode?.type === 'choice') {
@@ -133,7 +136,8 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
   output.on('resize', onResize);
   input.resume();
   // Bracketed paste: the terminal marks pasted text, so its newlines do not submit it line by line.
-  output.write('\x1b[?2004h');
+  // modifyOtherKeys mode 1: Shift+Enter reported apart from Enter where the terminal can (keys.ts).
+  output.write('\x1b[?2004h\x1b[>4;1m');
 
   const ask = <T>(mode: Mode, signal: AbortSignal | undefined, promise: Promise<T | undefined>): Promise<T | undefined> => {
     if (signal?.aborted) return Promise.resolve(undefined);
@@ -184,7 +188,7 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
       output.off('resize', onResize);
       for (const mode of modes.splice(0)) mode.resolve(undefined as never);
       screen.close();
-      output.write('\x1b[?2004l');
+      output.write('\x1b[?2004l\x1b[>4m');
       input.setRawMode(false);
       input.pause();
     },
