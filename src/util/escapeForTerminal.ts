@@ -12,6 +12,8 @@
  *   and readable as lines); a backslash stays itself, so `escaped` tells whether anything changed.
  */
 
+import { wrapToColumns } from './terminalWidth.js';
+
 export interface EscapedText {
   /** The text with every hidden or active character written out. */
   readonly text: string;
@@ -74,11 +76,15 @@ export interface ApprovalParts {
   readonly cwd: string;
 }
 
-/** The parts of a command's approval prompt (see formatCommandForApproval for the joined text). */
+/**
+ * The parts of a command's approval prompt (see formatCommandForApproval for the joined text).
+ * A command has no words to respect, so rows are cut anywhere, but only between graphemes and
+ * at the width in terminal columns (a CJK character takes two).
+ */
 export function approvalParts(command: string, options: { readonly cwd: string; readonly width?: number }): ApprovalParts {
   const width = Math.max(20, options.width ?? 80);
   const { text, escaped } = escapeForTerminal(command);
-  const rows = text.split('\n').flatMap((line) => wrap(line, width - 2));
+  const rows = text.split('\n').flatMap((line) => wrapToColumns(line, width - 2));
   const cwd = `in ${escapeForTerminal(options.cwd, { newlines: 'escape' }).text}`;
   if (escaped === 0) return { rows, cwd };
   return { rows, note: `(${escaped} control or invisible character${escaped === 1 ? '' : 's'} shown escaped)`, cwd };
@@ -93,11 +99,3 @@ export function formatCommandForApproval(command: string, options: { readonly cw
   return [...rows, ...(note === undefined ? [] : [note]), cwd].map((line) => `  ${line}`).join('\n');
 }
 
-/** Hard wrap at `width` code points (a command has no words to respect: every character counts). */
-function wrap(line: string, width: number): string[] {
-  const points = [...line];
-  if (points.length <= width) return [line];
-  const parts: string[] = [];
-  for (let at = 0; at < points.length; at += width) parts.push(points.slice(at, at + width).join(''));
-  return parts;
-}

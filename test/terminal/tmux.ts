@@ -37,6 +37,8 @@ export interface Terminal {
   history(): string;
   /** The pane's title (what an OSC 0/2 sequence written to the terminal would set). */
   title(): string;
+  /** Where the terminal's cursor is (column, row; 0-based). */
+  cursor(): { x: number; y: number };
   /** Keys in tmux's names (`Enter`, `Escape`, `C-c`, `Up`, `Tab`...). */
   keys(...names: string[]): void;
   /** Literal text, typed (not pasted). */
@@ -78,7 +80,8 @@ export function startTerminal(options: TmuxOptions): Terminal {
   // remain-on-exit from the start (a set-option after new-session could come after a quick exit,
   // when the session is already gone): the last screen stays readable after rxagent has left.
   const config = join(options.home, `tmux-${counter}.conf`);
-  writeFileSync(config, 'set-option -g remain-on-exit on\n');
+  // extended-keys: Shift+Enter and friends reach a program that asks for them (modifyOtherKeys).
+  writeFileSync(config, 'set-option -g remain-on-exit on\nset-option -g extended-keys on\n');
   const env = {
     PATH: process.env['PATH'] ?? '',
     HOME: options.home,
@@ -105,6 +108,10 @@ export function startTerminal(options: TmuxOptions): Terminal {
     styledScreen: () => tmux('capture-pane', '-p', '-e', '-t', 'main'),
     history: () => capture('-S', '-', '-E', '-'),
     title: () => tmux('display-message', '-p', '-t', 'main', '#{pane_title}').replace(/\n$/, ''),
+    cursor() {
+      const [x, y] = tmux('display-message', '-p', '-t', 'main', '#{cursor_x} #{cursor_y}').trim().split(' ').map(Number);
+      return { x: x!, y: y! };
+    },
     keys: (...names) => void tmux('send-keys', '-t', 'main', ...names),
     type: (text) => void tmux('send-keys', '-t', 'main', '-l', text),
     submit(text) {

@@ -1,8 +1,9 @@
 /**
- * Text measured and wrapped for the terminal, pure. Widths count code points with escape
- * sequences left out; East Asian wide characters and emoji are counted as one column (a known
- * gap: such text may wrap one row later than the terminal does).
+ * Text measured and wrapped for the terminal, pure. Widths are terminal columns with escape
+ * sequences left out (src/util/terminalWidth.ts: East Asian wide characters and emoji take two,
+ * combining marks none), and text is cut only between graphemes, as the terminal draws it.
  */
+import { columnsOf, graphemes, wrapToColumns } from '../../util/terminalWidth.js';
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
 
@@ -11,7 +12,7 @@ export function stripAnsi(text: string): string {
 }
 
 export function visibleWidth(text: string): number {
-  return [...stripAnsi(text)].length;
+  return columnsOf(stripAnsi(text));
 }
 
 /** Rows a line of this width takes in a terminal `columns` wide (an empty line takes one). */
@@ -38,7 +39,7 @@ export function truncateLine(line: string, width: number): string {
   let out = '';
   let shown = 0;
   let i = 0;
-  while (i < line.length && shown < width - 1) {
+  while (i < line.length) {
     ANSI.lastIndex = i;
     const m = ANSI.exec(line);
     if (m && m.index === i) {
@@ -46,23 +47,21 @@ export function truncateLine(line: string, width: number): string {
       i += m[0].length;
       continue;
     }
-    const ch = String.fromCodePoint(line.codePointAt(i)!);
-    out += ch;
-    i += ch.length;
-    shown += 1;
+    // The next grapheme, up to the next escape sequence (if any) – one column or two.
+    const next = m ? m.index : line.length;
+    const grapheme = graphemes(line.slice(i, next))[0]!;
+    const w = columnsOf(grapheme);
+    if (shown + w > width - 1) break;
+    out += grapheme;
+    i += grapheme.length;
+    shown += w;
   }
   return `${out}…\x1b[0m`;
 }
 
-/** Hard-wraps plain text (no escape sequences) into rows of at most `width` code points. */
+/** Hard-wraps plain text (no escape sequences) into rows of at most `width` columns. */
 export function wrapPlain(text: string, width: number): string[] {
-  const rows: string[] = [];
-  for (const line of text.split('\n')) {
-    const chars = [...line];
-    if (chars.length === 0) rows.push('');
-    for (let i = 0; i < chars.length; i += width) rows.push(chars.slice(i, i + width).join(''));
-  }
-  return rows;
+  return text.split('\n').flatMap((line) => wrapToColumns(line, width));
 }
 
 export interface EditorLayout {
@@ -78,32 +77,31 @@ export interface EditorLayout {
  */
 export function layoutEditor(marker: string, text: string, cursor: number, columns: number): EditorLayout {
   const indent = ' '.repeat(visibleWidth(marker));
-  const width = Math.max(1, columns - 1 - indent.length);
-  // Tabs (from pastes) are shown as one space, so each character is one column.
+  // Two at least: a wide character must fit a row.
+  const width = Math.max(2, columns - 1 - indent.length);
+  // Tabs (from pastes) are shown as one space (same length, so `cursor` still indexes `shown`).
   const shown = text.replace(/\t/g, ' ');
   const rows: string[] = [];
   let cursorRow = 0;
   let cursorColumn = indent.length;
   let offset = 0;
-  const lines = shown.split('\n');
-  lines.forEach((line, lineIndex) => {
-    const chars = [...line];
-    const pieces = chars.length === 0 ? [''] : [];
-    for (let i = 0; i < chars.length; i += width) pieces.push(chars.slice(i, i + width).join(''));
-    // The cursor sits on this line: find its row and column (code points, not UTF-16 units).
+  shown.split('\n').forEach((line, lineIndex) => {
+    const pieces = wrapToColumns(line, width);
     const lineEnd = offset + line.length;
     if (cursor >= offset && cursor <= lineEnd) {
-      const before = [...line.slice(0, cursor - offset)].length;
-      const piece = Math.min(Math.floor(before / width), Math.max(0, pieces.length - 1));
-      const overflow = before - piece * width;
+      // The piece the cursor is in (between two pieces it is at the start of the later one).
+      let at = cursor - offset;
+      let piece = 0;
+      while (piece < pieces.length - 1 && at >= pieces[piece]!.length) at -= pieces[piece++]!.length;
+      const column = columnsOf(pieces[piece]!.slice(0, at));
       // At the very end of a full row the cursor goes to the start of a fresh row.
-      if (overflow === width && before === chars.length) {
+      if (piece === pieces.length - 1 && at === pieces[piece]!.length && column >= width) {
         pieces.push('');
         cursorRow = rows.length + piece + 1;
         cursorColumn = indent.length;
       } else {
         cursorRow = rows.length + piece;
-        cursorColumn = indent.length + overflow;
+        cursorColumn = indent.length + column;
       }
     }
     pieces.forEach((piece, i) => rows.push(`${lineIndex === 0 && i === 0 ? marker : indent}${piece}`));

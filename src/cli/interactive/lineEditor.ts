@@ -6,6 +6,7 @@
  * between lines of the text, and past its first/last line through the history.
  */
 import { assertNever } from '../../util/assertNever.js';
+import { columnsOf, nextGraphemeEnd, previousGraphemeStart } from '../../util/terminalWidth.js';
 import type { EditorKey } from './keys.js';
 
 export interface EditorState {
@@ -56,19 +57,30 @@ const lineEnd = (text: string, at: number) => {
   return i === -1 ? text.length : i;
 };
 
-/** The cursor moved one line up or down, keeping its column where the line allows. */
+/** The index in the line from `start` to `end` whose text before it is `column` columns wide, or as near as the line allows. */
+function atColumn(text: string, start: number, end: number, column: number): number {
+  let at = start;
+  while (at < end) {
+    const next = nextGraphemeEnd(text, at);
+    if (next > end || columnsOf(text.slice(start, next)) > column) break;
+    at = next;
+  }
+  return at;
+}
+
+/** The cursor moved one line up or down, keeping its column (in terminal columns) where the line allows. */
 function verticalMove(s: EditorState, direction: -1 | 1): number | undefined {
   const start = lineStart(s.text, s.cursor);
-  const column = s.cursor - start;
+  const column = columnsOf(s.text.slice(start, s.cursor));
   if (direction === -1) {
     if (start === 0) return undefined;
     const prevStart = lineStart(s.text, start - 1);
-    return Math.min(prevStart + column, start - 1);
+    return atColumn(s.text, prevStart, start - 1, column);
   }
   const end = lineEnd(s.text, s.cursor);
   if (end === s.text.length) return undefined;
   const nextStart = end + 1;
-  return Math.min(nextStart + column, lineEnd(s.text, nextStart));
+  return atColumn(s.text, nextStart, lineEnd(s.text, nextStart), column);
 }
 
 function browse(s: EditorState, direction: -1 | 1): EditorState {
@@ -124,15 +136,19 @@ export function reduceEditor(s: EditorState, key: EditorKey, complete?: Complete
       const history = s.history[s.history.length - 1] === s.text ? s.history : [...s.history, s.text];
       return { state: emptyEditor(history), effect: { type: 'submit', text: s.text } };
     }
-    case 'backspace':
+    // Moves and deletions go by grapheme (a CJK character, an emoji, `e` + a combining accent),
+    // never leaving half of one behind or the cursor inside one.
+    case 'backspace': {
       if (s.cursor === 0) return { state: s };
-      return { state: { ...s, text: s.text.slice(0, s.cursor - 1) + s.text.slice(s.cursor), cursor: s.cursor - 1 } };
+      const from = previousGraphemeStart(s.text, s.cursor);
+      return { state: { ...s, text: s.text.slice(0, from) + s.text.slice(s.cursor), cursor: from } };
+    }
     case 'delete':
-      return { state: { ...s, text: s.text.slice(0, s.cursor) + s.text.slice(s.cursor + 1) } };
+      return { state: { ...s, text: s.text.slice(0, s.cursor) + s.text.slice(nextGraphemeEnd(s.text, s.cursor)) } };
     case 'left':
-      return { state: { ...s, cursor: Math.max(0, s.cursor - 1) } };
+      return { state: { ...s, cursor: previousGraphemeStart(s.text, s.cursor) } };
     case 'right':
-      return { state: { ...s, cursor: Math.min(s.text.length, s.cursor + 1) } };
+      return { state: { ...s, cursor: nextGraphemeEnd(s.text, s.cursor) } };
     case 'home':
       return { state: { ...s, cursor: lineStart(s.text, s.cursor) } };
     case 'end':
@@ -167,7 +183,7 @@ export function reduceEditor(s: EditorState, key: EditorKey, complete?: Complete
       // Ctrl-C clears what was typed; with nothing typed it is the caller's (interrupt or exit).
       return s.text !== '' ? { state: { ...s, text: '', cursor: 0, historyIndex: undefined } } : { state: s, effect: { type: 'interrupt' } };
     case 'eof':
-      if (s.text !== '') return { state: { ...s, text: s.text.slice(0, s.cursor) + s.text.slice(s.cursor + 1) } };
+      if (s.text !== '') return { state: { ...s, text: s.text.slice(0, s.cursor) + s.text.slice(nextGraphemeEnd(s.text, s.cursor)) } };
       return { state: s, effect: { type: 'exit' } };
     case 'clear_screen':
       return { state: s, effect: { type: 'clear_screen' } };

@@ -1,6 +1,6 @@
 /** The prompt's editor as a pure reducer, and the key decoding in front of it. */
 import { describe, expect, test } from 'vitest';
-import { toEditorKey, type EditorKey } from '../../../src/cli/interactive/keys.js';
+import { decodeKey, toEditorKey, type EditorKey, type KeyDecodeState, type RawKey } from '../../../src/cli/interactive/keys.js';
 import { emptyEditor, reduceEditor, type EditorState, type EditorStep } from '../../../src/cli/interactive/lineEditor.js';
 
 const type = (text: string): EditorKey[] => [...text].map((c) => ({ type: 'insert', text: c }));
@@ -93,5 +93,59 @@ describe('toEditorKey', () => {
     expect(toEditorKey(undefined, { name: 'undefined', code: '[27;2;', sequence: '\x1b[27;2;' })).toBeUndefined();
     expect(toEditorKey('\x07', { sequence: '\x07' })).toBeUndefined();
     expect(toEditorKey('é', { sequence: 'é' })).toEqual({ type: 'insert', text: 'é' });
+  });
+});
+
+describe('graphemes and columns', () => {
+  const at = (text: string, cursor: number): EditorState => ({ ...emptyEditor(), text, cursor });
+  const TEXT = 'a😀e\u0301🇫🇷b';
+  test('Left, Right, Backspace and Delete go by grapheme: an emoji, a combined accent, a flag', () => {
+    const end = at(TEXT, TEXT.length);
+    expect(TEXT.slice(run([{ type: 'left' }], end).state.cursor)).toBe('b');
+    expect(TEXT.slice(run([{ type: 'left' }, { type: 'left' }], end).state.cursor)).toBe('🇫🇷b');
+    expect(run([{ type: 'left' }, { type: 'left' }, { type: 'backspace' }], end).state.text).toBe('a😀🇫🇷b');
+    expect(run([{ type: 'left' }, { type: 'left' }, { type: 'backspace' }, { type: 'backspace' }], end).state.text).toBe('a🇫🇷b');
+    const start = at(TEXT, 0);
+    expect(run([{ type: 'right' }, { type: 'delete' }], start).state.text).toBe('ae\u0301🇫🇷b');
+    expect(TEXT.slice(run([{ type: 'right' }, { type: 'right' }], start).state.cursor)).toBe('e\u0301🇫🇷b');
+    expect(run([{ type: 'right' }, { type: 'eof' }], start).state.text).toBe('ae\u0301🇫🇷b');
+    // Typed where the cursor is, never inside a surrogate pair.
+    const typed = run([{ type: 'left' }, { type: 'left' }, { type: 'left' }, { type: 'insert', text: 'Z' }], end).state.text;
+    expect(typed).toBe('a😀Ze\u0301🇫🇷b');
+    expect(typed).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+
+  test('Up and Down keep the column in terminal columns (a CJK character is two)', () => {
+    const text = '中文字\nabcdef';
+    expect(run([{ type: 'up' }], at(text, text.length)).state.cursor).toBe(3);
+    expect(run([{ type: 'up' }], at(text, 4 + 3)).state.cursor).toBe(1);
+    expect(run([{ type: 'down' }], at(text, 2)).state.cursor).toBe(4 + 4);
+  });
+});
+
+describe('decodeKey', () => {
+  const feed = (keys: Array<[string | undefined, RawKey]>) => {
+    let state: KeyDecodeState;
+    const out: Array<EditorKey | undefined> = [];
+    for (const [str, key] of keys) {
+      const step = decodeKey(state, str, key);
+      state = step.state;
+      if (step.key !== undefined) out.push(step.key);
+    }
+    return { out, state };
+  };
+  const digit = (d: string): [string, RawKey] => [d, { sequence: d, name: d }];
+  test("xterm's modifyOtherKeys Shift+Enter (readline splits it into ESC[27;2; 1 3 ~) is one newline", () => {
+    const { out, state } = feed([[undefined, { name: 'undefined', code: '[27;2;', sequence: '\x1b[27;2;' }], digit('1'), digit('3'), ['~', { sequence: '~' }], ['a', { sequence: 'a', name: 'a' }]]);
+    expect(out).toEqual([{ type: 'newline' }, { type: 'insert', text: 'a' }]);
+    expect(state).toBeUndefined();
+  });
+
+  test('CSI-u Enter with any modifier is a newline; an unfinished form drops only itself', () => {
+    expect(feed([[undefined, { name: 'undefined', code: '[13;5u', sequence: '\x1b[13;5u' }]]).out).toEqual([{ type: 'newline' }]);
+    const broken = feed([[undefined, { name: 'undefined', code: '[27;5;', sequence: '\x1b[27;5;' }], digit('9'), ['x', { sequence: 'x', name: 'x' }]]);
+    expect(broken.out).toEqual([{ type: 'insert', text: 'x' }]);
+    // Ctrl+digit reported by xterm: not text, not a command.
+    expect(feed([[undefined, { name: 'undefined', code: '[27;5;', sequence: '\x1b[27;5;' }], digit('4'), digit('9'), ['~', { sequence: '~' }]]).out).toEqual([]);
   });
 });

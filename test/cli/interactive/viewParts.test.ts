@@ -8,9 +8,11 @@ import { expandCustomCommand, loadCustomCommands, parseCommandFile } from '../..
 import { layoutEditor, layoutRowsAbove, truncateLine, visibleWidth } from '../../../src/cli/interactive/layout.js';
 import { addLocalRule, removeLocalRule } from '../../../src/cli/interactive/localSettings.js';
 import { createMarkdownStream } from '../../../src/cli/interactive/markdown.js';
+import { latestExchangeStart } from '../../../src/cli/interactive/compactNow.js';
 import { proposedRule, questionLines, questionOptions } from '../../../src/cli/interactive/permissionQuestion.js';
 import { completeCommand, parseInput } from '../../../src/cli/interactive/slashCommands.js';
 import { loadSettings } from '../../../src/hooks/settings.js';
+import type { MessageParam } from '../../../src/protocol/content.js';
 import { makeSandbox, removeSandboxes } from '../helpers.js';
 
 afterAll(removeSandboxes);
@@ -143,5 +145,54 @@ describe('choices', () => {
     expect(reduceChoice(state, { type: 'insert', text: '9' })).toEqual({ type: 'open', state });
     expect(reduceChoice({ ...state, selected: 2 }, { type: 'submit' })).toEqual({ type: 'picked', value: 3 });
     expect(reduceChoice(state, { type: 'escape' })).toEqual({ type: 'cancelled' });
+  });
+});
+
+describe('wide characters', () => {
+  test('columns: CJK and emoji take two, a combining accent none, escape sequences nothing', () => {
+    expect(visibleWidth('中文😀e\u0301')).toBe(7);
+    expect(visibleWidth('\u001b[1m中\u001b[22m')).toBe(2);
+  });
+
+  test('the prompt wraps between graphemes, a wide one that does not fit starts the next row; the cursor is in columns', () => {
+    // 7 columns: 4 for the text (2 for the marker, the last one kept free).
+    const layout = layoutEditor('❯ ', 'a中文字', 2, 7);
+    expect(layout.rows).toEqual(['❯ a中', '  文字']);
+    expect([layout.cursorRow, layout.cursorColumn]).toEqual([1, 2]);
+    const end = layoutEditor('❯ ', 'a中文字', 4, 7);
+    expect([end.cursorRow, end.cursorColumn]).toEqual([2, 2]);
+    const mid = layoutEditor('❯ ', 'a中文字', 3, 7);
+    expect([mid.cursorRow, mid.cursorColumn]).toEqual([1, 4]);
+  });
+
+  test('truncation never cuts a wide character in half', () => {
+    expect(truncateLine('中文字符', 5)).toBe('中文…\u001b[0m');
+    expect(truncateLine('中文字符', 4)).toBe('中…\u001b[0m');
+    expect(visibleWidth(truncateLine('ab😀😀😀', 5))).toBeLessThanOrEqual(5);
+  });
+
+  test('a question wraps a CJK command at the width in columns, whole', () => {
+    const command = `echo ${'中文'.repeat(30)}`;
+    const request = { toolName: 'Bash', input: { command }, reason: 'why', toolUseId: 't', signal: new AbortController().signal };
+    const lines = questionLines(request, '/w', 40, (_style, text) => text);
+    const rows = lines.slice(1, lines.indexOf('  in /w'));
+    expect(rows.map((r) => r.slice(4)).join('')).toBe(command);
+    for (const row of rows) expect(visibleWidth(row)).toBeLessThanOrEqual(40 - 1);
+  });
+});
+
+describe('/compact', () => {
+  const user = (text: string): MessageParam => ({ role: 'user', content: text });
+  const assistant = (text: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text }] });
+  const call: MessageParam = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }] };
+  const result: MessageParam = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] };
+  test('keeps the latest exchange from its prompt: its tool calls and results with it', () => {
+    expect(latestExchangeStart([user('a'), assistant('b'), user('c'), call, result, assistant('d')])).toBe(2);
+    expect(latestExchangeStart([user('a'), assistant('b'), user('c'), assistant('d')])).toBe(2);
+  });
+
+  test('one exchange (however many tool calls) is too short to compact', () => {
+    expect(latestExchangeStart([user('a'), call, result, assistant('d')])).toBeUndefined();
+    expect(latestExchangeStart([])).toBeUndefined();
   });
 });
