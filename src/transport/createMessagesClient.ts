@@ -35,6 +35,7 @@ import { Agent } from 'undici';
 import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
+import { createRequestBodySerializer } from './requestBody.js';
 import { idleTimeout } from '../../operators/idleTimeout.js';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
@@ -114,6 +115,8 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
     ...(options.maxBufferSize !== undefined && { maxBufferSize: options.maxBufferSize }),
     ...(options.maxResponseChars !== undefined && { maxResponseChars: options.maxResponseChars }),
   };
+  // History messages are stringified once per client, not once per request (see requestBody.ts).
+  const serializeBody = createRequestBodySerializer();
   const dispatcher = new Agent(options.connections === undefined ? {} : { connections: options.connections });
   const baseHeaders = {
     'x-api-key': apiKey,
@@ -124,7 +127,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
   };
 
   /** One HTTP attempt, decoded, with its idle timeout. */
-  const attempt = (headers: Record<string, string>, body: string): Observable<TransportOutput> => {
+  const attempt = (headers: Record<string, string>, body: Uint8Array): Observable<TransportOutput> => {
     const bytes$ = fromMessagesResponse({
       dispatcher,
       origin: endpoint.origin,
@@ -173,7 +176,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
     defer(() => {
       const maxRetries = call.maxRetries ?? clientMaxRetries;
       const headers = { ...baseHeaders, ...lowerCaseKeys(call.headers) };
-      const body = JSON.stringify({ ...request, stream: true }); // once per call, reused by retries
+      const body = serializeBody(request); // once per call, reused by retries
 
       return withAnnouncedRetries(() => attempt(headers, body), {
         maxRetries,

@@ -19,7 +19,8 @@ export interface MessagesHttpRequest {
   readonly origin: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  /** The JSON body, as text or already encoded. */
+  readonly body: string | Uint8Array;
   /** The clock for an HTTP-date `retry-after`. */
   readonly now: () => number;
 }

@@ -1,0 +1,98 @@
+/**
+ * The request body assembled from cached message JSON is byte for byte the full stringify, and
+ * each history message is stringified once however many requests send it.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRequestBodySerializer } from '../../src/transport/requestBody.js';
+import type { MessagesRequest } from '../../src/protocol/request.js';
+import type { MessageParam } from '../../src/protocol/content.js';
+
+const full = (request: unknown) => JSON.stringify({ ...(request as object), stream: true });
+
+/** JSON-ish values with the members JSON treats specially: undefined, nulls, nested arrays. */
+const jsonish = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    // Any UTF-16: non-ASCII, astral and lone surrogates (which JSON escapes, so UTF-8 stays exact).
+    fc.string({ unit: 'binary' }),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(tie('value')),
+    fc.dictionary(fc.string({ unit: 'binary' }), tie('value')),
+  ),
+})).value;
+
+const requestArb = fc.record(
+  {
+    model: fc.string(),
+    max_tokens: fc.integer(),
+    stream: fc.oneof(fc.boolean(), fc.constant(undefined)),
+    system: jsonish,
+    messages: fc.array(fc.oneof(fc.dictionary(fc.string(), jsonish), jsonish)),
+    tools: fc.oneof(fc.array(fc.dictionary(fc.string(), jsonish)), fc.constant(undefined), fc.string()),
+    metadata: jsonish,
+  },
+  { requiredKeys: [] },
+);
+
+describe('createRequestBodySerializer', () => {
+  it('gives exactly JSON.stringify({ ...request, stream: true }), on first and repeated use', () => {
+    const serializer = createRequestBodySerializer({ verify: false });
+    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    fc.assert(
+      fc.property(requestArb, (request) => {
+        const expected = full(request);
+        expect(serialize(request as unknown as MessagesRequest)).toBe(expected);
+        expect(serialize(request as unknown as MessagesRequest)).toBe(expected); // from the cache
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('keeps key order when `stream` sits in the middle, writes holes and functions in arrays as null', () => {
+    const serializer = createRequestBodySerializer({ verify: false });
+    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    const messages = [{ role: 'user', content: 'a' }, , () => 1, undefined] as unknown as MessageParam[];
+    const request = { model: 'm', stream: false, messages, drop: undefined, fn: () => 2 } as unknown as MessagesRequest;
+    expect(serialize(request)).toBe(full(request));
+    expect(serialize(request)).toContain('"stream":true,"messages":[{"role":"user","content":"a"},null,null,null]');
+  });
+
+  it('stringifies each history message once across a growing conversation', () => {
+    const serializer = createRequestBodySerializer({ verify: false });
+    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    const calls = new Map<number, number>();
+    /** A message whose toJSON counts how often JSON reads it (the answer is the same each time). */
+    const counted = (n: number): MessageParam => {
+      const role = n % 2 === 0 ? 'user' : 'assistant';
+      const content = `turn ${n}`;
+      const toJSON = () => {
+        calls.set(n, (calls.get(n) ?? 0) + 1);
+        return { role, content };
+      };
+      return { role, content, toJSON } as unknown as MessageParam;
+    };
+    const history: MessageParam[] = [];
+    for (let turn = 0; turn < 50; turn++) {
+      history.push(counted(turn));
+      const body = serialize({ model: 'm', max_tokens: 1, messages: [...history] });
+      expect(JSON.parse(body).messages).toHaveLength(turn + 1);
+    }
+    expect([...calls.values()].every((c) => c === 1)).toBe(true);
+    expect(calls.size).toBe(50);
+  });
+
+  it('in verify mode, a message changed in place after it was sent fails loudly instead of sending stale JSON', () => {
+    const serializer = createRequestBodySerializer({ verify: true });
+    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    const block = { type: 'text' as const, text: 'before' };
+    const message: MessageParam = { role: 'user', content: [block] };
+    const request = { model: 'm', max_tokens: 1, messages: [message] } as MessagesRequest;
+    expect(serialize(request)).toBe(full(request));
+    block.text = 'after';
+    expect(() => serialize(request)).toThrow(/changed in place/);
+  });
+});
