@@ -5,6 +5,11 @@
  *   `scheduleTools` (fed the assembled blocks synchronously), minus a plain loop that calls the
  *   same functions the pipeline calls for each tool (input schema `safeParse`, then `call`), in
  *   the same run, per tool. Median CPU time of interleaved rounds.
+ * - `scheduler.us_per_single_tool_batch`: the fixed cost of a batch, which is what a real turn
+ *   pays (one or two tools per response, not thousands): 2,000 batches of one no-op safe tool,
+ *   each its own `scheduleTools` subscription awaited to its end, minus the same plain loop
+ *   awaiting one promise per tool; per batch, median over 9 rounds of the per-round difference
+ *   of CPU time.
  * - `scheduler.block_stop_to_call_ms_p50` / `_p99`: over a real HTTP stream from the scripted
  *   server (createMessagesClient + assembleBlocks + scheduleTools), the time from the client
  *   emitting a tool_use's `content_block_stop` to the start of that tool's `call`.
@@ -19,8 +24,8 @@ import { startScriptedServer } from '../src/testing/scriptedServer.js';
 import { defineTool } from '../src/tools/defineTool.js';
 import type { ToolCallContext } from '../src/tools/types.js';
 import { createMessagesClient } from '../src/transport/createMessagesClient.js';
-import type { BenchModule, Figures } from './figures.js';
-import { measureInterleaved } from './harness.js';
+import { spreadFigure, type BenchModule, type Figures } from './figures.js';
+import { measureInterleaved, spreadOf } from './harness.js';
 
 const TOOLS_PER_BATCH = 10_000;
 
@@ -69,6 +74,38 @@ async function overhead(): Promise<Figures> {
   const wallUs = ((results.scheduled.wall.median - results.plainLoop.wall.median) * 1000) / TOOLS_PER_BATCH;
   console.error(`scheduler overhead per tool: ${perToolUs.toFixed(2)} us CPU, ${wallUs.toFixed(2)} us wall`);
   return { 'scheduler.overhead_us_per_tool': { value: perToolUs, unit: 'us', target: '<= 20' } };
+}
+
+const SINGLE_BATCHES = 2_000;
+
+async function singleToolBatch(): Promise<Figures> {
+  const batches = Array.from({ length: SINGLE_BATCHES }, (_, i) => batchEvents(1).map((e) => (e.type === 'block' ? { ...e, block: { ...e.block, id: `toolu_s${i}` } } : e)));
+  const tools = [noop];
+  const ctx: ToolCallContext = { signal: new AbortController().signal, toolUseId: 'x', shared: {}, progress: () => undefined };
+  let sink = 0;
+  const results = await measureInterleaved(
+    {
+      scheduled: async () => {
+        for (const events of batches) {
+          const out = await lastValueFrom(from(events).pipe(scheduleTools({ tools, shared: {} }), toArray()));
+          sink += out.length;
+        }
+      },
+      plainLoop: async () => {
+        for (const events of batches) {
+          const event = events[0]!;
+          if (event.type !== 'block' || event.block.type !== 'tool_use') continue;
+          const parsed = noop.inputSchema.safeParse(event.block.input);
+          if (parsed.success) sink += Number(await Promise.resolve(noop.call(parsed.data, ctx)));
+        }
+      },
+    },
+    { warmup: 3, rounds: 9 },
+  );
+  if (sink === 0) throw new Error('nothing ran');
+  const perRound = results.scheduled.cpuMs.map((ms, i) => ((ms - results.plainLoop.cpuMs[i]!) * 1000) / SINGLE_BATCHES);
+  const spread = spreadOf(perRound);
+  return { 'scheduler.us_per_single_tool_batch': spreadFigure(spread, perRound.length, 'us', '<= 10') };
 }
 
 async function blockStopToCall(): Promise<Figures> {
@@ -129,6 +166,6 @@ async function blockStopToCall(): Promise<Figures> {
 export const toolsBench: BenchModule = {
   name: 'tools',
   async run() {
-    return { ...(await overhead()), ...(await blockStopToCall()) };
+    return { ...(await overhead()), ...(await singleToolBatch()), ...(await blockStopToCall()) };
   },
 };
