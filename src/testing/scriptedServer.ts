@@ -31,6 +31,7 @@ import type {
   ScriptedRaw,
   ScriptedResponse,
 } from './script.js';
+import { scriptMisfits } from './scriptFitsRequest.js';
 import { createPromptCacheSimulator, type PromptCacheOptions } from './promptCache.js';
 import { validateMessagesRequest } from './validateRequest.js';
 
@@ -216,6 +217,13 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     }
     if (response === undefined) {
       const message = `scripted server: the script is exhausted after ${played} response(s); request #${record.index} was not expected`;
+      sendJson(res, 500, { ...headers, 'x-should-retry': 'false' }, apiErrorBody('api_error', message));
+      return;
+    }
+    const misfits = response.kind === 'message' ? scriptMisfits(request, response, played) : [];
+    if (misfits.length > 0) {
+      // The script's fault, not the client's: a 500 that says so and is not retried, and the reply stays unplayed.
+      const message = `scripted server: the script's reply to request #${record.index} is not one the API could give:\n${misfits.join('\n')}`;
       sendJson(res, 500, { ...headers, 'x-should-retry': 'false' }, apiErrorBody('api_error', message));
       return;
     }

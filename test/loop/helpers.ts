@@ -2,13 +2,13 @@
 import { concat, defer, from, throwError, type Observable } from 'rxjs';
 import { scriptedMessageToEvents } from '../../src/testing/encodeScript.js';
 import type { ScriptedBlock, ScriptedMessage } from '../../src/testing/script.js';
-import type { MessagesRequest } from '../../src/protocol/request.js';
+import type { MessagesRequest, ServerToolDefinition } from '../../src/protocol/request.js';
 import type { StreamEvent } from '../../src/protocol/events.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 import type { CallModel } from '../../src/loop/options.js';
 import { lastValueFrom, tap, toArray as toArrayOp } from 'rxjs';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { createMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
+import { createMessagesClient, type ClosableMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { AgentLoopOptions } from '../../src/loop/options.js';
 import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
@@ -80,10 +80,12 @@ export async function runOverHttp(
     readonly onEvent?: (e: LoopEvent) => void;
     /** More client options (caps, timeouts). */
     readonly clientOptions?: Partial<MessagesClientOptions>;
+    /** The API's own tools offered in every request (the scripted server answers a server call only when offered). */
+    readonly serverTools?: readonly ServerToolDefinition[];
   } = {},
 ): Promise<HttpRun> {
   const server = await startScriptedServer({ script });
-  const client = createMessagesClient({
+  const http = createMessagesClient({
     baseURL: server.baseURL,
     apiKey: 'test-key',
     maxRetries: options.maxRetries ?? 0,
@@ -91,8 +93,13 @@ export async function runOverHttp(
     retryMaxDelayMs: 10,
     ...options.clientOptions,
   });
+  const serverTools = options.serverTools ?? [];
+  const client: ClosableMessagesClient =
+    serverTools.length === 0
+      ? http
+      : { close: () => http.close(), stream: (request, o) => http.stream({ ...request, tools: [...serverTools, ...(request.tools ?? [])] }, o) };
   try {
-    const { maxRetries: _m, onEvent, clientOptions: _c, ...rest } = options;
+    const { maxRetries: _m, onEvent, clientOptions: _c, serverTools: _s, ...rest } = options;
     const events = await lastValueFrom(
       agentLoop({ model: 'claude-sonnet-4-5', prompt: 'start', ...rest, client }).pipe(
         tap((e) => onEvent?.(e)),

@@ -21,11 +21,13 @@ const result: ScriptedBlock = {
   block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://rxjs.dev', title: 'RxJS', encrypted_content: 'E1' }] },
 };
 const paused = (extra: Partial<ScriptedMessage> = {}): ScriptedMessage => ({ kind: 'message', blocks: [search, result], stopReason: 'pause_turn', ...extra });
+/** Every pause_turn run offers web search: the API runs (and so pauses in) only tools the request offers. */
+const webSearch = { serverTools: [{ type: 'web_search_20250305', name: 'web_search' }] } as const;
 const answer = (text: string): ScriptedMessage => ({ kind: 'message', blocks: [{ type: 'text', text }] });
 
 describe('pause_turn', () => {
   it('sends the paused content back as the last message, continues the same turn, and joins the continuation to it', async () => {
-    const run = await runOverHttp([paused(), answer('RxJS is a library.')]);
+    const run = await runOverHttp([paused(), answer('RxJS is a library.')], webSearch);
     expect(run.terminal.reason).toBe('completed');
     expect(transitions(run.events)).toEqual(['pause_turn_continuation']);
     for (const r of run.requests) expect(r.validationErrors).toEqual([]);
@@ -43,7 +45,7 @@ describe('pause_turn', () => {
 
   it('is bounded: after the limit the turn ends, with a warning, its content kept', async () => {
     const script = Array.from({ length: PAUSE_TURN_CONTINUATION_LIMIT + 1 }, () => paused());
-    const run = await runOverHttp(script);
+    const run = await runOverHttp(script, webSearch);
     expect(run.requests).toHaveLength(PAUSE_TURN_CONTINUATION_LIMIT + 1);
     expect(run.terminal.reason).toBe('completed');
     expect(run.events.some((e) => e.type === 'warning' && /paused this turn/.test(e.message))).toBe(true);
@@ -53,7 +55,7 @@ describe('pause_turn', () => {
   it('a tool batch after a resumed turn still answers every tool_use', async () => {
     const run = await runOverHttp(
       [paused(), { kind: 'message', blocks: [{ type: 'tool_use', name: 'echo', input: { x: 'a' } }] }, answer('done')],
-      { tools: [echoTool] },
+      { tools: [echoTool], ...webSearch },
     );
     expect(run.terminal.reason).toBe('completed');
     expect(transitions(run.events)).toEqual(['pause_turn_continuation', 'next_turn']);

@@ -6,6 +6,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MODEL } from '../../src/context/modelTable.js';
 import type { ScriptedMessage } from '../../src/testing/index.js';
 import { useScriptedServer } from './helpers.js';
 
@@ -18,7 +19,7 @@ describe('the Anthropic SDK against the scripted server', () => {
     const s = await start({ script: [reply('Searched and found.'), reply('Streamed, too.')] });
     const client = sdk(s.baseURL);
     const params = {
-      model: 'claude-sonnet-4-5',
+      model: DEFAULT_MODEL,
       max_tokens: 1024,
       system: [{ type: 'text' as const, text: 'Be brief.', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }],
       thinking: { type: 'adaptive' as const },
@@ -40,7 +41,7 @@ describe('the Anthropic SDK against the scripted server', () => {
   it('client.beta sends the anthropic-beta header; the request is valid and the header recorded', async () => {
     const s = await start({ script: [reply('Fetched.')] });
     const message = await sdk(s.baseURL).beta.messages.create({
-      model: 'claude-sonnet-4-5',
+      model: DEFAULT_MODEL,
       max_tokens: 256,
       betas: ['web-fetch-2025-09-10', 'context-management-2025-06-27'],
       tools: [{ type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 1 }],
@@ -55,7 +56,7 @@ describe('the Anthropic SDK against the scripted server', () => {
   it('an invalid request still gets the API-shaped 400 the SDK turns into its BadRequestError', async () => {
     const s = await start({ script: [reply('never')] });
     const failing = sdk(s.baseURL).messages.create({
-      model: 'claude-sonnet-4-5',
+      model: DEFAULT_MODEL,
       max_tokens: 64,
       messages: [
         { role: 'user', content: 'a' },
