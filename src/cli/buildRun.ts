@@ -53,6 +53,9 @@ import { createReadDenyCheck } from '../permissions/readDenyCheck.js';
 import { resolveMcpServers } from '../mcp/sources.js';
 import { childPermissionMode, createChildTranscripts, loadCliAgentDefinitions } from './subagents.js';
 import { packageVersion } from './version.js';
+import { NO_TELEMETRY, telemetryConfigFromEnv, type CommandTelemetry } from '../fleet/tracing/telemetryConfig.js';
+import type { LoopEvent } from '../loop/types.js';
+import type { MonoTypeOperatorFunction } from 'rxjs';
 
 export interface RunEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -73,6 +76,8 @@ export interface RunEnvironment {
   readonly extraHooks?: HooksConfig;
   /** MCP servers added to the configured ones (the SDK host's in-process servers). */
   readonly extraMcpServers?: McpServersConfig;
+  /** A W3C traceparent the run's spans continue (a queued job's); else `TRACEPARENT` from `env`. */
+  readonly traceparent?: string;
 }
 
 export interface PreparedRun {
@@ -115,7 +120,9 @@ export interface PreparedRun {
   setMaxThinkingTokens(tokens: number | null): void;
   /** Rules the host granted for the rest of the session ("always allow"). */
   addSessionRules(behavior: 'allow' | 'deny' | 'ask', rules: readonly string[]): void;
-  /** Releases the session lock and the client's sockets; stops every MCP server. */
+  /** Each turn's events go through this: OpenTelemetry spans when telemetry is on, else nothing. */
+  traceTurn(): MonoTypeOperatorFunction<LoopEvent>;
+  /** Releases the session lock and the client's sockets; stops every MCP server; exports buffered spans. */
   close(): Promise<void>;
 }
 
@@ -204,7 +211,14 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
 
   let client: ClosableMessagesClient | undefined;
   let mcp: McpSession | undefined;
+  let telemetry: CommandTelemetry = NO_TELEMETRY;
   try {
+    const telemetryConfig = telemetryConfigFromEnv(env);
+    telemetryConfig.warnings.forEach(runEnv.onWarning);
+    if (telemetryConfig.kind === 'on') {
+      const { startCommandTelemetry } = await import('../fleet/tracing/commandTelemetry.js');
+      telemetry = await startCommandTelemetry(telemetryConfig, { version: packageVersion(), traceparent: runEnv.traceparent ?? env['TRACEPARENT'] });
+    }
     const initialModel = chooseModel(options.modelGiven ? options.model : undefined, settings.model, env);
     let model = initialModel;
     const initialThinkingBudget = thinkingBudgetFrom(options.maxThinkingTokens, env);
@@ -405,14 +419,15 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         sessionRules[behavior].push(...rules);
         canUseTool = canUseToolIn(permissionMode);
       },
+      traceTurn: () => telemetry.traceTurn(sessionId),
       close: async () => {
         await hooks.session.sessionEnd('other');
-        await Promise.allSettled([closeSession(), childTranscripts.close(), openedClient.close(), mcpSession.close()]);
+        await Promise.allSettled([closeSession(), childTranscripts.close(), openedClient.close(), mcpSession.close(), telemetry.shutdown()]);
       },
     };
     return run;
   } catch (error) {
-    await Promise.allSettled([closeSession(), client?.close(), mcp?.close()]);
+    await Promise.allSettled([closeSession(), client?.close(), mcp?.close(), telemetry.shutdown()]);
     throw error;
   }
 }

@@ -52,7 +52,7 @@ export async function runPrintMode(
     else if (collected) for (const line of lines) if (line.type !== 'stream_event') collected.push(line);
   };
   try {
-    await lastValueFrom(agentLoopWithSubagents(run.loopOptions(prompt, signal)).pipe(tap(deliver)), { defaultValue: undefined });
+    await lastValueFrom(agentLoopWithSubagents(run.loopOptions(prompt, signal)).pipe(run.traceTurn(), tap(deliver)), { defaultValue: undefined });
   } catch (error) {
     // The loop's contract is a terminal as its last event; should a bug break it, consumers of
     // the output still get their one result line (an error), never a silent end.

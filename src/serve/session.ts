@@ -175,7 +175,7 @@ export class ServeSession {
       },
     };
     this.current = turn;
-    turn.subscription = agentRun.events$.subscribe({
+    turn.subscription = agentRun.events$.pipe(this.run.traceTurn()).subscribe({
       next: (event: LoopEvent) => {
         if (event.type === 'terminal' && event.messages) this.run.history = event.messages;
         // A submission the turn ended before absorbing is not lost: it starts the next turn.

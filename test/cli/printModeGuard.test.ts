@@ -2,6 +2,7 @@
  * Print mode's last line of defence: whatever breaks inside, stream-json consumers get exactly
  * one result line (an error), as Claude Code's print mode gives them.
  */
+import { identity } from 'rxjs';
 import { expect, test } from 'vitest';
 import { parseCliArgs } from '../../src/cli/args.js';
 import type { PreparedRun } from '../../src/cli/buildRun.js';
@@ -26,6 +27,7 @@ test('a loop that errors instead of ending with a terminal still yields one erro
     setMaxThinkingTokens: () => {},
     structuredOutput: () => undefined,
     addSessionRules: () => {},
+    traceTurn: () => identity,
     close: async () => {},
   };
   const out: string[] = [];

@@ -63,6 +63,7 @@ export async function runTurn(run: PreparedRun, prompt: string, signal: AbortSig
   try {
     await lastValueFrom(
       agentRun.events$.pipe(
+        run.traceTurn(),
         tap((event) => {
           // Only the root's own calls get lines; a subagent's calls are inside its Agent line.
           if (event.type === 'tool_start' && event.depth === 0) {

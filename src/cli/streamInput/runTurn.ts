@@ -59,7 +59,7 @@ export function startTurn(options: TurnOptions): RunningTurn {
   };
 
   const done = new Promise<0 | 1>((resolve) => {
-    subscription = agentRun.events$.subscribe({
+    subscription = agentRun.events$.pipe(run.traceTurn()).subscribe({
       next: deliver,
       error: (error: unknown) => {
         // The loop's contract is a terminal last; should a bug break it, the host still gets its result line.

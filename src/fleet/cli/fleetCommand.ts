@@ -12,11 +12,13 @@ import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { parseCliArgs, UsageError } from '../../cli/args.js';
+import { packageVersion } from '../../cli/version.js';
 import { assertValidSessionId } from '../../session/paths.js';
 import { JobNotFoundError } from '../errors.js';
 import { DEFAULT_JOB_LEASE_SECONDS, openRunQueue, type RunQueueOptions } from '../queue/runQueue.js';
 import { waitForJob } from '../queue/waitForJob.js';
 import { startWorker } from '../queue/worker.js';
+import { NO_TELEMETRY, telemetryConfigFromEnv } from '../tracing/telemetryConfig.js';
 
 export interface FleetIO {
   writeOut(text: string): void;
@@ -84,13 +86,22 @@ async function submit(argv: readonly string[], io: FleetIO): Promise<number> {
   const options = parseCliArgs(['-p', ...rest]);
   if (options.prompt === undefined || options.prompt.trim() === '') throw new UsageError('rxagent submit needs a prompt');
   if (options.resume !== undefined || options.continue) throw new UsageError('rxagent submit: use --session-id <id> to run in an existing session');
+  const runSessionId = sessionId ?? randomUUID();
+  const telemetryConfig = telemetryConfigFromEnv(process.env);
+  for (const warning of telemetryConfig.warnings) io.writeErr(`rxagent: ${warning}\n`);
+  const telemetry =
+    telemetryConfig.kind === 'off'
+      ? NO_TELEMETRY
+      : await (await import('../tracing/commandTelemetry.js')).startCommandTelemetry(telemetryConfig, { version: packageVersion(), traceparent: process.env['TRACEPARENT'] });
+  const handOff = telemetry.handOff('submit_job rxagent', { 'gen_ai.conversation.id': runSessionId });
   const queue = await openRunQueue(queueOptions(url, process.env));
   try {
-    const id = await queue.submit({ args: rest, sessionId: sessionId ?? randomUUID() });
+    const id = await queue.submit({ args: rest, sessionId: runSessionId, ...(handOff.traceparent ? { traceparent: handOff.traceparent } : {}) });
     io.writeOut(`${id}\n`);
     return 0;
   } finally {
-    await queue.stop();
+    handOff.end();
+    await Promise.allSettled([queue.stop(), telemetry.shutdown()]);
   }
 }
 

@@ -63,6 +63,7 @@ export async function runJob(jobId: string, data: RunJobData, ctx: RunJobContext
     platform: process.platform,
     interactive: false,
     onWarning: (message) => ctx.onWarning(`job ${jobId}: ${message}`),
+    ...(data.traceparent ? { traceparent: data.traceparent } : {}),
   };
   let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
   const run = await buildRunOnceFree(options, { ...environment, onDenial: (denial) => mapperRef?.recordDenial(denial) }, ctx.signal);

@@ -18,6 +18,8 @@ export const RUN_QUEUE = 'rxagent-runs';
 export interface RunJobData {
   readonly args: readonly string[];
   readonly sessionId: string;
+  /** The submitter's W3C trace context, when it traces: the worker's run span continues that trace. */
+  readonly traceparent?: string;
 }
 
 /** What a finished job keeps as its pg-boss output. */

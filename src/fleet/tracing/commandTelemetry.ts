@@ -1,0 +1,60 @@
+/**
+ * The command's tracing: when `telemetryConfigFromEnv` says "on", an OpenTelemetry SDK tracer
+ * provider with the configured exporters (OTLP over HTTP as protobuf or JSON, or the console),
+ * and `traceAgentRun` over each turn's events. The SDK and exporters are imported here only, and
+ * only when tracing is on: the library needs nothing but `@opentelemetry/api`, and a command with
+ * telemetry off loads none of it.
+ *
+ * The run span's parent comes from a W3C `traceparent` (a job's, or the `TRACEPARENT` variable a
+ * CI system or a calling process sets), so a worker's run joins the trace of whoever submitted it.
+ */
+import { context as otelContext, ROOT_CONTEXT, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { NO_TELEMETRY, type CommandTelemetry, type TelemetryConfig } from './telemetryConfig.js';
+import { traceAgentRun } from './traceAgentRun.js';
+
+/** The W3C context a `traceparent` value names (the root context when absent or malformed). */
+async function contextOf(traceparent: string | undefined): Promise<Context> {
+  if (traceparent === undefined || traceparent.trim() === '') return ROOT_CONTEXT;
+  const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
+  return new W3CTraceContextPropagator().extract(ROOT_CONTEXT, { traceparent: traceparent.trim() }, {
+    get: (carrier, key) => carrier[key as keyof typeof carrier],
+    keys: (carrier) => Object.keys(carrier),
+  });
+}
+
+export async function startCommandTelemetry(
+  config: TelemetryConfig,
+  options: { readonly version: string; readonly traceparent?: string | undefined },
+): Promise<CommandTelemetry> {
+  if (config.kind === 'off') return NO_TELEMETRY;
+  const [{ BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+  ]);
+  const exporters = await Promise.all(
+    config.exporters.map(async (name) => {
+      if (name === 'console') return new ConsoleSpanExporter();
+      const { OTLPTraceExporter } =
+        config.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
+      return new OTLPTraceExporter({ url: config.url, headers: { ...config.headers }, timeoutMillis: 5_000 });
+    }),
+  );
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': options.version }),
+    spanProcessors: exporters.map((exporter) => new BatchSpanProcessor(exporter)),
+  });
+  const tracer: Tracer = provider.getTracer('rxagent', options.version);
+  const parent = await contextOf(options.traceparent);
+  const propagator = new W3CTraceContextPropagator();
+  return {
+    traceTurn: (sessionId) => traceAgentRun(tracer, { parent, sessionId }),
+    handOff: (name, attributes = {}) => {
+      const span = tracer.startSpan(name, { attributes: { ...attributes } }, parent);
+      const carrier: Record<string, string> = {};
+      propagator.inject(trace.setSpan(otelContext.active(), span), carrier, { set: (c, key, value) => (c[key] = value) });
+      return { traceparent: carrier['traceparent'], end: () => span.end() };
+    },
+    shutdown: () => provider.shutdown(),
+  };
+}
