@@ -29,6 +29,7 @@ let client: ClosableMessagesClient | undefined;
 afterEach(async () => {
   await client?.close();
   await server?.close();
+  client = server = undefined;
 });
 
 /** What the governor answered to each reactive compaction, as the loop received it. */

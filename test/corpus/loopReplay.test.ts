@@ -5,7 +5,7 @@
  * sent in message_start), and must be a valid request. A Stop hook that asks once for more makes
  * every response, an `end_turn` too, lead to that next request.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { from } from 'rxjs';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import type { AssemblyOutput } from '../../src/assembly/types.js';
@@ -70,9 +70,12 @@ if (!CORPUS_PRESENT) {
     });
   });
 
-  it('counts the streams replayed intact', () => {
-    // Runs after the replays above (vitest keeps declaration order within a file).
-    console.info(`recorded streams replayed intact by agentLoop: ${intact}/${recorded.length}`);
-    expect(intact).toBe(recorded.length);
+  // Each replay asserts its own stream; the tally is only the figure for the notes. (It used to be
+  // a test asserting the count, which passed only when it happened to run last: a shuffled order
+  // ran it first and counted 0.)
+  afterAll(() => console.info(`recorded streams replayed intact by agentLoop: ${intact}/${recorded.length}`));
+
+  it('the corpus holds the recorded streams to replay', () => {
+    expect(recorded.length).toBeGreaterThanOrEqual(100);
   });
 }

@@ -29,12 +29,19 @@ interface RunningWorker {
   stderr: string;
 }
 
-/** A Read of the worker's note, then an answer naming the prompt: two requests per job. */
+/** The kill test's jobs (its prompts say so); the other test's runs are never held. */
+const isKillTestRequest = (request: MessagesRequest | undefined) => JSON.stringify(request?.messages[0]?.content).includes('job number');
+
+/**
+ * A Read of the worker's note, then an answer naming the prompt: two requests per job. The kill
+ * test's answers wait for its gate; any other test's go at once, so the tests run in any order.
+ */
 function answer(request: MessagesRequest, hold: Promise<void>): ScriptedResponse {
   const last = request.messages[request.messages.length - 1]!;
   const text = JSON.stringify(last.content);
-  if (text.includes('tool_result')) return { kind: 'message', blocks: [{ type: 'text', text: 'Done.' }], endAfter: hold };
-  return { kind: 'message', blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: 'note.txt' } }], endAfter: hold };
+  const timing = isKillTestRequest(request) ? { endAfter: hold } : {};
+  if (text.includes('tool_result')) return { kind: 'message', blocks: [{ type: 'text', text: 'Done.' }], ...timing };
+  return { kind: 'message', blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: 'note.txt' } }], ...timing };
 }
 
 describe.skipIf(pgUnavailableReason !== undefined)('workers taking runs from the queue', () => {
@@ -90,7 +97,7 @@ describe.skipIf(pgUnavailableReason !== undefined)('workers taking runs from the
     // Both hold two runs each, all waiting on the model's first answer: now one machine dies.
     await eventually(() => doomed.started.size === 2 && survivor.started.size === 2, { timeoutMs: 90_000, what: 'both workers took two runs' });
     // All four runs asked the model (and wait for its answer): the prompts are in the transcripts.
-    await eventually(() => server.requests.length === 4, { timeoutMs: 90_000, what: 'four model requests held' });
+    await eventually(() => server.requests.filter((r) => isKillTestRequest(r.body)).length === 4, { timeoutMs: 90_000, what: 'four model requests held' });
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     const killedAt = performance.now();
@@ -110,7 +117,7 @@ describe.skipIf(pgUnavailableReason !== undefined)('workers taking runs from the
     // Exactly one result per job: the job table has one per job, and the store kept exactly one.
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const { rows } = await db.query<{ job_id: string; attempts: number }>(`SELECT job_id, attempts FROM rxagent.job_runs WHERE result IS NOT NULL`);
+    const { rows } = await db.query<{ job_id: string; attempts: number }>(`SELECT job_id, attempts FROM rxagent.job_runs WHERE result IS NOT NULL AND job_id = ANY($1)`, [ids]);
     await db.end();
     expect(rows.map((r) => r.job_id).sort()).toEqual([...ids].sort());
 
@@ -130,20 +137,32 @@ describe.skipIf(pgUnavailableReason !== undefined)('workers taking runs from the
       await store.end();
     }
     expect(server.requests.every((r) => r.validationErrors.length === 0)).toBe(true);
+    const mine = server.requests.filter((r) => isKillTestRequest(r.body));
     // Two requests per job, plus the killed worker's two that never got their answer.
-    expect(server.requests.filter((r) => r.closedByClient)).toHaveLength(2);
-    expect(server.requests).toHaveLength(42);
+    expect(mine.filter((r) => r.closedByClient)).toHaveLength(2);
+    expect(mine).toHaveLength(42);
     // Answered requests are never sent twice: a retry resumes from what the transcript holds.
-    const answered = server.requests.filter((r) => !r.closedByClient).map((r) => JSON.stringify(r.body?.messages));
+    const answered = mine.filter((r) => !r.closedByClient).map((r) => JSON.stringify(r.body?.messages));
     expect(new Set(answered).size).toBe(answered.length);
     console.info(
-      `fleet figures: 20 jobs, ${retried.length} retried (the killed worker's), ${server.requests.length} model requests, ` +
+      `fleet figures: 20 jobs, ${retried.length} retried (the killed worker's), ${mine.length} model requests, ` +
         `kill → all done ${((allDoneAt - killedAt) / 1000).toFixed(1)} s, total ${((allDoneAt - t0) / 1000).toFixed(1)} s (lease ${LEASE_SECONDS} s)`,
     );
   });
 
   test('submit prints a job id, result --wait prints the result JSON once a worker ran it; an unknown job fails', async () => {
-    if (!workers.some((w) => w.child.exitCode === null)) startWorkerProcess();
+    // Its own worker, stopped at the end: one left running would take the kill test's jobs when
+    // that test runs later (a shuffled order), and it must see exactly its two workers.
+    const own = startWorkerProcess();
+    try {
+      await submitAndWait();
+    } finally {
+      own.child.kill('SIGTERM');
+      await own.exited;
+    }
+  });
+
+  async function submitAndWait(): Promise<void> {
     const box = makeSandbox();
     const submitted = await runCli(['submit', '--queue', url, '--output-format', 'json', 'job by the command'], box);
     expect(submitted.stderr).toBe('');
@@ -156,5 +175,5 @@ describe.skipIf(pgUnavailableReason !== undefined)('workers taking runs from the
     const unknown = await runCli(['result', '--queue', url, crypto.randomUUID()], box);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^rxagent: job \S+ not found in the queue/);
-  });
+  }
 });

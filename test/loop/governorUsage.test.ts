@@ -30,6 +30,7 @@ let client: ClosableMessagesClient | undefined;
 afterEach(async () => {
   await client?.close();
   await server?.close();
+  client = server = undefined;
 });
 
 interface Seen {

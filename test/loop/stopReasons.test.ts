@@ -85,8 +85,11 @@ describe('model_context_window_exceeded', () => {
   let server: ScriptedServer | undefined;
   let client: ClosableMessagesClient | undefined;
   afterEach(async () => {
+    // Reset, or the next test's afterEach closes this test's (already closed) client again.
     await client?.close();
     await server?.close();
+    client = undefined;
+    server = undefined;
   });
 
   it('without room to compact it ends prompt_too_long, naming the stop reason', async () => {
