@@ -5,16 +5,22 @@
  */
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { lastValueFrom, toArray } from 'rxjs';
+import { hrTimeToMicroseconds } from '@opentelemetry/core';
+import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
+import { GENERAL_PURPOSE_AGENT } from '../../src/agents/definitions.js';
+import { createContextGovernor } from '../../src/context/createContextGovernor.js';
 import { traceAgentRun } from '../../src/fleet/tracing/traceAgentRun.js';
+import type { MessagesRequest } from '../../src/protocol/request.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { LoopEvent } from '../../src/loop/types.js';
-import type { Script } from '../../src/testing/script.js';
+import type { Script, ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { defineTool } from '../../src/tools/defineTool.js';
 import { createMessagesClient } from '../../src/transport/createMessagesClient.js';
+import { hasToolResult, runTree, systemOf } from '../agents/helpers.js';
+import { isCompaction, message, text, toolUse } from '../loop/helpers.js';
 
 const failing = defineTool({
   name: 'explode',
@@ -161,4 +167,83 @@ describe('traceAgentRun', () => {
       await server.close();
     }
   });
+
+  test('subagents: each child an invoke_agent span under the Agent call that started it, its own model and tool spans beneath', async () => {
+    const script = (request: MessagesRequest): ScriptedResponse => {
+      if (systemOf(request) === GENERAL_PURPOSE_AGENT.prompt) {
+        return hasToolResult(request) ? message([text('child found it')]) : message([toolUse('echo', { x: 'from the child' }, 'toolu_child_echo')]);
+      }
+      return hasToolResult(request)
+        ? message([text('parent done')])
+        : message([toolUse('Agent', { description: 'look', prompt: 'look it up', subagent_type: 'general-purpose' }, 'toolu_agent')]);
+    };
+    const run = await runTree(script, { tools: [echo] });
+    try {
+      expect(run.terminal.reason).toBe('completed');
+      const spans = await lastValueFrom(from(run.events).pipe(traceAgentRun(provider.getTracer('test')), toArray())).then(() => exporter.getFinishedSpans());
+      const [root, ...rest] = named(spans, 'invoke_agent rxagent');
+      expect(rest).toEqual([]);
+      const agentCall = named(spans, 'execute_tool Agent');
+      expect(agentCall).toHaveLength(1);
+      expect(agentCall[0]!.attributes['gen_ai.tool.call.id']).toBe('toolu_agent');
+      const children = named(spans, 'invoke_agent subagent');
+      expect(children).toHaveLength(1);
+      const childSpan = children[0]!;
+      expect(parentOf(childSpan)).toBe(agentCall[0]!.spanContext().spanId);
+      expect(childSpan.attributes).toMatchObject({ 'rxagent.depth': 1, 'gen_ai.agent.name': 'general-purpose', 'rxagent.terminal_reason': 'completed' });
+      // The child's two iterations, their model calls and its echo call are its own, not the parent's.
+      const childId = childSpan.spanContext().spanId;
+      const iterations = named(spans, 'rxagent.iteration');
+      const childIterations = iterations.filter((i) => parentOf(i) === childId);
+      expect(childIterations).toHaveLength(2);
+      expect(iterations.filter((i) => parentOf(i) === root!.spanContext().spanId)).toHaveLength(2);
+      const echoSpan = named(spans, 'execute_tool echo');
+      expect(echoSpan).toHaveLength(1);
+      expect(childIterations.map((i) => i.spanContext().spanId)).toContain(parentOf(echoSpan[0]!));
+      // The child ends before the call that waited for it.
+      expect(hrTimeToMicroseconds(childSpan.endTime)).toBeLessThanOrEqual(hrTimeToMicroseconds(agentCall[0]!.endTime));
+      expect(spans.every((sp) => sp.spanContext().traceId === root!.spanContext().traceId)).toBe(true);
+    } finally {
+      await run.server.close();
+    }
+  });
+
+  test('a compaction is a span under the iteration that compacted, with its trigger and token counts', async () => {
+    const TOO_LONG: ScriptedResponse = { kind: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'prompt is too long: 212345 tokens > 200000 maximum' };
+    let main = 0;
+    const server = await startScriptedServer({
+      script: (request: MessagesRequest): ScriptedResponse => {
+        if (isCompaction(request)) return message([text('SUMMARY: two echoes done.')]);
+        const n = main++;
+        if (n < 2) return message([toolUse('echo', { x: `round ${n} `.repeat(400) })]);
+        if (n === 2) return TOO_LONG;
+        return message([text('finished')]);
+      },
+    });
+    const client = createMessagesClient({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: 0 });
+    try {
+      const governor = createContextGovernor({ client, keepRecentTokens: 100 });
+      const events = await lastValueFrom(
+        agentLoop({ model: 'claude-sonnet-4-5', prompt: 'echo twice', tools: [echo], client, contextGovernor: governor }).pipe(
+          traceAgentRun(provider.getTracer('test')),
+          toArray(),
+        ),
+      );
+      expect(events.at(-1)).toMatchObject({ type: 'terminal', reason: 'completed' });
+      const boundary = events.find((e) => e.type === 'compact_boundary');
+      expect(boundary).toMatchObject({ trigger: 'reactive' });
+      const spans = exporter.getFinishedSpans();
+      const compactions = named(spans, 'rxagent.compaction');
+      expect(compactions).toHaveLength(1);
+      const pre = boundary?.type === 'compact_boundary' ? boundary.preTokens : -1;
+      const post = boundary?.type === 'compact_boundary' ? boundary.postTokens : -1;
+      expect(compactions[0]!.attributes).toEqual({ 'rxagent.compact.trigger': 'reactive', 'rxagent.compact.pre_tokens': pre, 'rxagent.compact.post_tokens': post });
+      const iterationIds = named(spans, 'rxagent.iteration').map((i) => i.spanContext().spanId);
+      expect(iterationIds).toContain(parentOf(compactions[0]!));
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
 });
+

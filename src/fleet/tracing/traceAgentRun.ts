@@ -3,7 +3,8 @@
  * the run (`invoke_agent`), each iteration, each model call (`chat <model>`, with the GenAI usage
  * attributes and stop reason), each tool call (`execute_tool <name>`, with its duration and error),
  * retries and compactions (short child spans), and subagents (their own `invoke_agent` span under
- * the Agent tool call that started them, told apart by the events' `chainId`).
+ * the Agent tool call that started them: a child's events arrive wrapped in that call's
+ * `tool_progress`, a grandchild's twice, and each child is told apart by its events' `chainId`).
  *
  * It passes every event through unchanged and never throws into the stream: tracing is an
  * observer. Spans follow the events, so the loop itself needs to know nothing about tracing, and
@@ -11,6 +12,7 @@
  */
 import { context as otelContext, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { Observable, type OperatorFunction } from 'rxjs';
+import { subagentEventOf } from '../../agents/events.js';
 import type { LoopEvent } from '../../loop/types.js';
 import { GEN_AI, RXAGENT } from './genAiAttributes.js';
 
@@ -19,6 +21,13 @@ export interface TraceOptions {
   readonly parent?: Context;
   /** Recorded as `gen_ai.conversation.id`. */
   readonly sessionId?: string;
+}
+
+/** The Agent call a subagent's event came wrapped in: its span (when open) and the child's type and depth in the tree. */
+interface Carrier {
+  readonly span: Span | undefined;
+  readonly agentType: string;
+  readonly depth: number;
 }
 
 /** What is open for one agent (the main one, or a subagent by its chainId). */
@@ -44,15 +53,19 @@ export function traceAgentRun(tracer: Tracer, options: TraceOptions = {}): Opera
       const child = (name: string, under: Span, attributes: Record<string, string | number>) =>
         tracer.startSpan(name, { attributes }, trace.setSpan(parent, under));
 
-      const chainOf = (event: LoopEvent): ChainSpans => {
+      /** `carrier`: the Agent call whose progress carried this (a subagent's) event, and what it said of the child. */
+      const chainOf = (event: LoopEvent, carrier?: Carrier): ChainSpans => {
         rootChain ??= event.chainId;
         let chain = chains.get(event.chainId);
         if (chain) return chain;
         if (event.chainId === rootChain) chain = { agent: run, tools: new Map() };
         else {
-          // A subagent: under the Agent call of its parent that is open now, else under the run.
-          const agentCall = [...chains.values()].flatMap((c) => [...c.tools.values()]).find((call) => call.name === 'Agent')?.span;
-          const agent = child('invoke_agent subagent', agentCall ?? run, { [GEN_AI.operationName]: 'invoke_agent', [RXAGENT.depth]: event.depth });
+          // A subagent: under the Agent call that started it (else the run, should it be unknown).
+          const agent = child('invoke_agent subagent', carrier?.span ?? run, {
+            [GEN_AI.operationName]: 'invoke_agent',
+            [RXAGENT.depth]: carrier?.depth ?? event.depth,
+            ...(carrier ? { [GEN_AI.agentName]: carrier.agentType } : {}),
+          });
           chain = { agent, tools: new Map() };
         }
         chains.set(event.chainId, chain);
@@ -69,9 +82,16 @@ export function traceAgentRun(tracer: Tracer, options: TraceOptions = {}): Opera
         chain.iteration = undefined;
       };
 
-      const observe = (event: LoopEvent): void => {
-        const chain = chainOf(event);
+      const observe = (event: LoopEvent, carrier?: Carrier): void => {
+        const chain = chainOf(event, carrier);
         switch (event.type) {
+          case 'tool_progress': {
+            // A subagent's events arrive wrapped in its Agent call's progress (a grandchild's
+            // twice): each is traced as its own chain, under the call that carried it.
+            const inner = subagentEventOf(event);
+            if (inner) observe(inner.event, { span: chain.tools.get(inner.parentToolUseId)?.span, agentType: inner.agentType, depth: inner.agentDepth });
+            return;
+          }
           case 'iteration_start':
             endIteration(chain);
             chain.iteration = child('rxagent.iteration', chain.agent, { [RXAGENT.turn]: event.turnCount });
