@@ -45,6 +45,10 @@ export interface PgCluster {
   readonly port: number;
   /** A fresh database of this cluster (for tests that must not see each other's tables). */
   createDatabase(name: string): Promise<string>;
+  /** Kills the server at once (as a crash or a lost machine would), keeping its data for `restart()`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same port and data. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -79,11 +83,13 @@ export async function startPgCluster(): Promise<PgCluster> {
   await pgExec('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freePort();
   // fsync stays on: the store's durability claim is about committed transactions.
-  await pgExec('pg_ctl', [
-    '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'),
-    '-o', `-p ${port} -h 127.0.0.1 -k ${dir} -c max_connections=200`,
-    'start',
-  ]);
+  const start = () =>
+    pgExec('pg_ctl', [
+      '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'),
+      '-o', `-p ${port} -h 127.0.0.1 -k ${dir} -c max_connections=200`,
+      'start',
+    ]);
+  await start();
   const base = `postgres://postgres@127.0.0.1:${port}`;
   return {
     url: `${base}/postgres`,
@@ -97,6 +103,12 @@ export async function startPgCluster(): Promise<PgCluster> {
         await client.end();
       }
       return `${base}/${name}`;
+    },
+    async halt() {
+      await pgExec('pg_ctl', ['-D', data, '-w', '-t', '60', '-m', 'immediate', 'stop']);
+    },
+    async restart() {
+      await start();
     },
     async stop() {
       await pgExec('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
