@@ -159,7 +159,16 @@ async function worker(argv: readonly string[], io: FleetIO): Promise<number> {
   });
   // First SIGTERM/SIGINT: take nothing new, finish what runs. Second: hand the runs back.
   let signals = 0;
-  const onSignal = () => (++signals === 1 ? running.stop() : running.handBack());
+  // Each step is said on stderr: an operator (and a test) knows which one was taken.
+  const onSignal = () => {
+    if (++signals === 1) {
+      io.writeErr('rxagent worker: stopping: no new runs; the running ones finish (signal again to hand them back to the queue)\n');
+      running.stop();
+    } else {
+      io.writeErr('rxagent worker: handing the running runs back to the queue\n');
+      running.handBack();
+    }
+  };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   io.writeErr(`rxagent worker: taking runs from ${queue.where} (concurrency ${concurrency})\n`);
