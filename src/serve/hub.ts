@@ -13,7 +13,10 @@ export class SessionHub {
   private readonly sessions = new Map<string, ServeSession>();
   private closing = false;
 
-  constructor(private readonly openRun: OpenRun) {}
+  constructor(
+    private readonly openRun: OpenRun,
+    private readonly options: { readonly maxLogEvents?: number } = {},
+  ) {}
 
   async create(resume?: string): Promise<ServeSession> {
     if (this.closing) throw new Error('the server is stopping');
@@ -29,7 +32,7 @@ export class SessionHub {
       ask: permissions.ask,
       onWarning: (message) => (session ? session.warn(message) : warnings.push(message)),
     });
-    session = new ServeSession(run, permissions);
+    session = new ServeSession(run, permissions, Date.now, this.options.maxLogEvents);
     warnings.forEach((w) => session!.warn(w));
     this.sessions.set(session.sessionId, session);
     return session;

@@ -12,11 +12,12 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCliArgs, type CliOptions } from '../cli/args.js';
 import { buildRun } from '../cli/buildRun.js';
-import { RxAgentError } from '../errors.js';
+import { ConfigurationError, RxAgentError } from '../errors.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
 import { workspaceSlug } from '../session/paths.js';
 import { isLoopbackHost, parseServeFlags } from './args.js';
 import { newToken } from './auth.js';
+import { DEFAULT_MAX_LOG_EVENTS } from './eventLog.js';
 import { HttpError } from './http.js';
 import { SessionHub, type OpenRun } from './hub.js';
 import { startServeServer } from './server.js';
@@ -62,7 +63,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
       throw error;
     }
   };
-  const hub = new SessionHub(openRun);
+  const hub = new SessionHub(openRun, { maxLogEvents: maxLogEventsFrom(process.env) });
   const initial = await hub.create();
   const store = createJsonlSessionStore({ workspace: cwd, dir: join(homeDir, '.rxagent', 'projects', workspaceSlug(cwd)) });
   const token = isLoopbackHost(flags.host) ? undefined : newToken();
@@ -98,4 +99,13 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
   });
   io.writeOut('rxagent serve: stopped\n');
   return 0;
+}
+
+/** `RXAGENT_SERVE_MAX_EVENTS`: the per-session event log cap (see eventLog.ts); a bad value is a configuration error. */
+function maxLogEventsFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env['RXAGENT_SERVE_MAX_EVENTS'];
+  if (raw === undefined || raw === '') return DEFAULT_MAX_LOG_EVENTS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 2) throw new ConfigurationError(`RXAGENT_SERVE_MAX_EVENTS must be a whole number >= 2, got '${raw}'`);
+  return n;
 }

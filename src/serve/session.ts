@@ -1,6 +1,7 @@
 /**
  * One served session: a prepared run (its transcript, tools, permissions), its turns, and the
- * log of every event it produced. The session subscribes to each turn's events ONCE; every tab
+ * log of the events it produced (capped: older events are folded into a view snapshot, see
+ * eventLog.ts). The session subscribes to each turn's events ONCE; every tab
  * reads the log (what it missed, by event id) and then the live feed, so tabs share the run and
  * a tab that leaves changes nothing. Permission questions go out as events of the same log and
  * wait for an answer over HTTP.
@@ -16,13 +17,9 @@ import type { LoopEvent, TerminalEvent } from '../loop/types.js';
 import type { PermissionAnswer } from '../permissions/createPermissionPolicy.js';
 import type { PermissionChannel } from '../ui/permissionChannel.js';
 import type { ViewEvent } from '../ui/types.js';
+import { EventLog, type LoggedEvent } from './eventLog.js';
 
-/** One entry of the session's log: its SSE id, when it happened, the event. */
-export interface LoggedEvent {
-  readonly id: number;
-  readonly at: number;
-  readonly event: ViewEvent;
-}
+export type { LoggedEvent } from './eventLog.js';
 
 export interface SessionInfoView {
   readonly sessionId: string;
@@ -56,7 +53,7 @@ function compactTerminal(event: TerminalEvent): TerminalEvent {
 
 export class ServeSession {
   readonly createdAt = Date.now();
-  private readonly log: LoggedEvent[] = [];
+  private readonly log: EventLog;
   private readonly live = new Subject<LoggedEvent>();
   private current: { controller: AbortController; subscription: Subscription; submit: (text: string) => string | undefined; ended: Promise<void> } | undefined;
   private readonly waitingPrompts: string[] = [];
@@ -69,7 +66,9 @@ export class ServeSession {
     private readonly run: PreparedRun,
     private readonly permissions: PermissionChannel,
     private readonly now: () => number = Date.now,
+    maxLogEvents?: number,
   ) {
+    this.log = new EventLog(maxLogEvents);
     this.permissionSubscription = permissions.events$.subscribe((event) => {
       if (event.type === 'permission_request') this.pending.add(event.requestId);
       else this.pending.delete(event.requestId);
@@ -90,7 +89,7 @@ export class ServeSession {
       cwd: this.run.cwd,
       running: this.current !== undefined,
       createdAt: this.createdAt,
-      lastEventId: this.log.length,
+      lastEventId: this.log.lastEventId,
       title: this.title,
       pendingPermissions: this.pending.size,
     };
@@ -98,7 +97,7 @@ export class ServeSession {
 
   /** Events after `afterId` (what a reconnecting tab missed), then the live ones. */
   events(afterId: number): { readonly missed: readonly LoggedEvent[]; readonly live$: Observable<LoggedEvent> } {
-    return { missed: this.log.slice(Math.max(0, afterId)), live$: this.live.asObservable() };
+    return { missed: this.log.since(afterId), live$: this.live.asObservable() };
   }
 
   /** Adds a note the loop did not emit (a warning while the run was being built, an internal failure). */
@@ -146,9 +145,7 @@ export class ServeSession {
   }
 
   private append(event: ViewEvent): void {
-    const entry: LoggedEvent = { id: this.log.length + 1, at: this.now(), event: event.type === 'terminal' ? compactTerminal(event) : event };
-    this.log.push(entry);
-    this.live.next(entry);
+    this.live.next(this.log.append(this.now(), event.type === 'terminal' ? compactTerminal(event) : event));
   }
 
   private startTurn(prompt: string): void {

@@ -14,6 +14,7 @@ export type {
   PermissionEvent,
   PermissionView,
   StampedEvent,
+  StreamUsage,
   SubagentView,
   TerminalSummary,
   TextPart,
@@ -24,10 +25,11 @@ export type {
   TurnItem,
   TurnView,
   ViewEvent,
+  ViewSnapshotEvent,
 } from './types.js';
 export { emptyView, reduceView } from './reduceView.js';
 export { toView, toViewStamped, type ToViewOptions } from './toView.js';
-export { allTools, lastAnswer, pendingPermissions, runningTools, totalCost } from './selectors.js';
+export { allTools, lastAnswer, liveUsage, pendingPermissions, runningTools, totalCost } from './selectors.js';
 export { toExternalStore, type ViewStore } from './externalStore.js';
 export { createPermissionChannel, type PermissionChannel } from './permissionChannel.js';
 export { fileChangeDiff, lineDiff } from './diff.js';

@@ -1,14 +1,15 @@
 /**
- * The streaming assistant message: `message_start` opens it, block starts and deltas grow its
- * parts, complete blocks replace them with what the API sent, `assistant_message` gives it its
+ * The streaming assistant message: `message_start` opens it (with the input tokens), block
+ * starts and deltas grow its parts and its live output-token estimate (`message_delta` gives the
+ * real count), complete blocks replace them with what the API sent, `assistant_message` gives it its
  * history uuid. A `stream_retry` or a tombstone retracts it (see reduceView).
  */
 import type { AssemblyEvent } from '../assembly/types.js';
-import type { AssistantMessage } from '../protocol/content.js';
+import type { AssistantMessage, Usage } from '../protocol/content.js';
 import type { DebugEvent } from '../transport/types.js';
 import { assertNever } from '../util/assertNever.js';
 import { partFromBlock, partFromStart, partKey } from './parts.js';
-import type { AgentView, MessageView, Part, TurnView } from './types.js';
+import type { AgentView, MessageView, Part, StreamUsage, TurnView } from './types.js';
 import { appendItem, streamingMessageIndex, takeKey, updateItem, updateOpenTurn, withOpenTurn } from './viewState.js';
 
 /** Registers the tool calls of a message so later tool events find their turn. */
@@ -50,9 +51,23 @@ function upsertPart(message: MessageView, blockIndex: number, make: (previous: P
   return { ...message, parts };
 }
 
-function startMessage(view: AgentView, apiId: string, model: string): AgentView {
+/** Characters per token for the live estimate (the same rough rule the tool output limits use). */
+const CHARS_PER_TOKEN = 4;
+
+/** The live counter after `chars` more characters streamed (a reported count is never lowered). */
+function countStreamed(message: MessageView, chars: number): MessageView {
+  const usage = message.streamUsage;
+  if (!usage || chars === 0 || !usage.estimated) return message;
+  const streamedChars = usage.streamedChars + chars;
+  const outputTokens = Math.max(usage.outputTokens, Math.ceil(streamedChars / CHARS_PER_TOKEN));
+  return { ...message, streamUsage: { ...usage, streamedChars, outputTokens } };
+}
+
+function startMessage(view: AgentView, apiId: string, model: string, usage: Usage): AgentView {
   const [key, keyed] = takeKey(withOpenTurn(view), 'm');
-  const message: MessageView = { kind: 'message', key, role: 'assistant', uuid: undefined, apiId, model, reason: undefined, parts: [], streaming: true };
+  const inputTokens = (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+  const streamUsage: StreamUsage = { inputTokens, outputTokens: usage.output_tokens ?? 0, estimated: true, streamedChars: 0 };
+  const message: MessageView = { kind: 'message', key, role: 'assistant', uuid: undefined, apiId, model, reason: undefined, parts: [], streaming: true, streamUsage };
   return updateOpenTurn(keyed, (turn) => {
     // A message left streaming (its stream failed without a retry) is over now.
     const open = streamingMessageIndex(turn);
@@ -64,7 +79,7 @@ function startMessage(view: AgentView, apiId: string, model: string): AgentView 
 export function reduceModelEvent(view: AgentView, event: AssemblyEvent | DebugEvent): AgentView {
   switch (event.type) {
     case 'message_start':
-      return startMessage(view, event.id, event.model);
+      return startMessage(view, event.id, event.model, event.usage);
     case 'block_start':
       return indexTools(
         updateStreaming(view, (m) => upsertPart(m, event.index, (prev) => prev ?? partFromStart(m.key, event.index, event.block))),
@@ -73,30 +88,44 @@ export function reduceModelEvent(view: AgentView, event: AssemblyEvent | DebugEv
     case 'text_delta':
       if (event.text === '') return view;
       return updateStreaming(view, (m) =>
-        upsertPart(m, event.index, (prev) =>
-          prev?.kind === 'text'
-            ? { ...prev, text: prev.text + event.text }
-            : { kind: 'text', key: partKey(m.key, event.index), blockIndex: event.index, text: event.text, streaming: true },
+        countStreamed(
+          upsertPart(m, event.index, (prev) =>
+            prev?.kind === 'text'
+              ? { ...prev, text: prev.text + event.text }
+              : { kind: 'text', key: partKey(m.key, event.index), blockIndex: event.index, text: event.text, streaming: true },
+          ),
+          event.text.length,
         ),
       );
     case 'thinking_delta':
       if (event.thinking === '') return view;
       return updateStreaming(view, (m) =>
-        upsertPart(m, event.index, (prev) =>
-          prev?.kind === 'thinking'
-            ? { ...prev, text: prev.text + event.thinking }
-            : { kind: 'thinking', key: partKey(m.key, event.index), blockIndex: event.index, text: event.thinking, streaming: true, redacted: false },
+        countStreamed(
+          upsertPart(m, event.index, (prev) =>
+            prev?.kind === 'thinking'
+              ? { ...prev, text: prev.text + event.thinking }
+              : { kind: 'thinking', key: partKey(m.key, event.index), blockIndex: event.index, text: event.thinking, streaming: true, redacted: false },
+          ),
+          event.thinking.length,
         ),
       );
     case 'tool_input_delta':
       return updateStreaming(view, (m) =>
-        upsertPart(m, event.index, (prev) => (prev?.kind === 'tool' ? { ...prev, partialInput: prev.partialInput + event.partialJson } : prev)),
+        countStreamed(
+          upsertPart(m, event.index, (prev) => (prev?.kind === 'tool' ? { ...prev, partialInput: prev.partialInput + event.partialJson } : prev)),
+          event.partialJson.length,
+        ),
       );
     case 'block': {
       const next = updateStreaming(view, (m) => upsertPart(m, event.index, (prev) => partFromBlock(m.key, event.index, event.block, prev)));
       return event.block.type === 'tool_use' ? indexTools(next, [event.block.id]) : next;
     }
-    case 'message_delta':
+    case 'message_delta': {
+      // The API's own count replaces the estimate (a null count leaves the estimate standing).
+      const reported = event.usage.output_tokens;
+      if (reported === null || reported === undefined) return view;
+      return updateStreaming(view, (m) => (m.streamUsage ? { ...m, streamUsage: { ...m.streamUsage, outputTokens: reported, estimated: false } } : m));
+    }
     case 'debug':
     case 'warning':
       return view;

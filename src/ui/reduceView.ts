@@ -170,6 +170,8 @@ export function reduceView(view: AgentView, event: ViewEvent, at?: number): Agen
       };
     case 'history':
       return reduceHistory(view, event.messages);
+    case 'view_snapshot':
+      return event.view;
     case 'permission_settled': {
       const permissions = view.permissions.filter((p) => p.requestId !== event.requestId);
       return permissions.length === view.permissions.length ? view : { ...view, permissions };

@@ -1,4 +1,5 @@
 /** Selectors for what most UIs ask of a view. Pure; they walk subagents' nested views too where it says so. */
+import type { UsageTotals } from '../loop/types.js';
 import type { AgentView, MessageView, PermissionView, ToolPart } from './types.js';
 
 function messagesOf(view: AgentView): MessageView[] {
@@ -37,4 +38,32 @@ export function pendingPermissions(view: AgentView): readonly PermissionView[] {
 /** The run's cost so far in USD (ended runs by their terminal, the running one by its completed responses). */
 export function totalCost(view: AgentView): number {
   return view.costUsd;
+}
+
+/**
+ * The tokens so far, live: the completed responses' (`view.usage`) plus the responses still
+ * streaming (their input from `message_start`, their output estimated until the API counts it),
+ * so a counter moves while the answer streams. `estimated` says an estimate is in the figure.
+ * Input here is the whole prompt (cache reads and writes included).
+ */
+export function liveUsage(view: AgentView): { readonly inputTokens: number; readonly outputTokens: number; readonly estimated: boolean } {
+  const u: UsageTotals = view.usage;
+  let inputTokens = u.inputTokens + u.cacheCreationInputTokens + u.cacheReadInputTokens;
+  let outputTokens = u.outputTokens;
+  let estimated = false;
+  const turn = view.running ? view.turns[view.turns.length - 1] : undefined;
+  // Only the latest response can be in flight; an earlier one without a uuid was abandoned
+  // (its stream failed) and the loop does not count it either.
+  const items = turn?.items ?? [];
+  let latest: MessageView | undefined;
+  for (let i = items.length - 1; i >= 0 && !latest; i--) {
+    const item = items[i]!;
+    if (item.kind === 'message' && item.role === 'assistant') latest = item;
+  }
+  if (latest?.streamUsage && latest.uuid === undefined) {
+    inputTokens += latest.streamUsage.inputTokens;
+    outputTokens += latest.streamUsage.outputTokens;
+    estimated = latest.streamUsage.estimated;
+  }
+  return { inputTokens, outputTokens, estimated };
 }

@@ -91,6 +91,21 @@ export interface MessageView {
   readonly reason: UserMessageReason | undefined;
   readonly parts: readonly Part[];
   readonly streaming: boolean;
+  /** A streamed response's tokens so far (see `StreamUsage`); absent for other messages. */
+  readonly streamUsage?: StreamUsage;
+}
+
+/**
+ * The tokens of a response while it streams. The API reports the input at `message_start` and
+ * the output only at its end (`message_delta`), so until then the output is estimated from the
+ * characters streamed (text, thinking, tool input) at 4 per token, and `estimated` says so.
+ */
+export interface StreamUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly estimated: boolean;
+  /** Characters streamed so far (what the estimate is made from). */
+  readonly streamedChars: number;
 }
 
 export interface BoundaryItem {
@@ -185,8 +200,17 @@ export interface HistoryEvent {
   readonly messages: readonly MessageParam[];
 }
 
-/** What `reduceView` folds: the loop's (and the tree's) events, the host's permission and history events. */
-export type ViewEvent = LoopEvent | PermissionEvent | HistoryEvent;
+/**
+ * A whole view, standing for every event before it: a host that keeps a capped log folds its
+ * older events into one (see src/serve/eventLog.ts). It replaces the view it is folded into.
+ */
+export interface ViewSnapshotEvent {
+  readonly type: 'view_snapshot';
+  readonly view: AgentView;
+}
+
+/** What `reduceView` folds: the loop's (and the tree's) events, the host's permission, history and snapshot events. */
+export type ViewEvent = LoopEvent | PermissionEvent | HistoryEvent | ViewSnapshotEvent;
 
 /** An event with the time it happened (ms since epoch), as the server ships them. */
 export interface StampedEvent {

@@ -126,6 +126,8 @@ describe('rxagent serve in a real browser', () => {
     expect(mid).not.toContain('the end');
     expect(await page.locator('.turn-end').count()).toBe(0);
     expect(await page.locator('#status').textContent()).toBe('running');
+    // Live counters mid-stream: the held response's input is counted, its output estimated ("~").
+    expect(await page.locator('#counters').textContent()).toMatch(/^[1-9][\d,]* in · ~[1-9][\d,]* out tokens · \$0\.\d{4}$/);
     await shot(page, '02-mid-stream');
     gates.stream.open();
     const card = page.locator('.tool[data-tool-name="Read"]');
@@ -139,7 +141,8 @@ describe('rxagent serve in a real browser', () => {
     // Markdown: **this** is bold.
     expect(await page.locator('.msg.assistant strong', { hasText: 'this' }).count()).toBe(1);
     expect(await lastTurnEnd(page).getAttribute('data-reason')).toBe('completed');
-    expect(await page.locator('#counters').textContent()).toMatch(/[1-9][\d,]* in · \d+ out tokens · \$0\.\d{4}/);
+    // Ended: the API's counts, no estimate.
+    expect(await page.locator('#counters').textContent()).toMatch(/^[1-9][\d,]* in · [1-9][\d,]* out tokens · \$0\.\d{4}$/);
     await shot(page, '03-streamed');
     expect(page.errors).toEqual([]);
     await page.close();

@@ -20,10 +20,13 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-export function startServe(args: readonly string[], options: { cwd: string; home: string; baseURL: string }): Promise<ServeProcess> {
+export function startServe(
+  args: readonly string[],
+  options: { cwd: string; home: string; baseURL: string; env?: Readonly<Record<string, string>> },
+): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env['PATH'] ?? '', HOME: options.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: options.baseURL },
+    env: { PATH: process.env['PATH'] ?? '', HOME: options.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: options.baseURL, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -6,7 +6,7 @@
  */
 import { animationFrameScheduler, auditTime, combineLatest, interval, map, share, startWith } from 'rxjs';
 import { inputSummary } from '../../ui/inputSummary.js';
-import { emptyView, toViewStamped, type AgentView, type PermissionView } from '../../ui/index.js';
+import { emptyView, liveUsage, toViewStamped, type AgentView, type PermissionView } from '../../ui/index.js';
 import { api, type SessionInfo } from './api.js';
 import { h } from './dom.js';
 import { sessionEvents } from './events.js';
@@ -63,9 +63,10 @@ function renderPermissions(sessionId: string, permissions: readonly PermissionVi
 }
 
 function renderChrome(view: AgentView, connection: string): void {
-  const u = view.usage;
-  const tokensIn = u.inputTokens + u.cacheCreationInputTokens + u.cacheReadInputTokens;
-  countersEl.textContent = `${tokensIn.toLocaleString('en-US')} in · ${u.outputTokens.toLocaleString('en-US')} out tokens · $${view.costUsd.toFixed(4)}`;
+  // Live: a streaming response counts too (its output estimated until the API counts it: "~").
+  const u = liveUsage(view);
+  const approx = u.estimated ? '~' : '';
+  countersEl.textContent = `${u.inputTokens.toLocaleString('en-US')} in · ${approx}${u.outputTokens.toLocaleString('en-US')} out tokens · $${view.costUsd.toFixed(4)}`;
   const status = connection !== 'open' ? connection : view.running ? 'running' : 'idle';
   statusEl.textContent = status;
   statusEl.className = `status ${status}`;
