@@ -14,6 +14,7 @@ import { Subject, type Observable, type Subscription } from 'rxjs';
 import { createAgentTreeRun } from '../agents/createAgentTreeRun.js';
 import type { PreparedRun } from '../cli/buildRun.js';
 import type { LoopEvent, TerminalEvent } from '../loop/types.js';
+import type { MessageParam } from '../protocol/content.js';
 import type { PermissionAnswer } from '../permissions/createPermissionPolicy.js';
 import type { PermissionChannel } from '../ui/permissionChannel.js';
 import type { ViewEvent } from '../ui/types.js';
@@ -51,6 +52,14 @@ function compactTerminal(event: TerminalEvent): TerminalEvent {
   return { ...event, messages: messages.slice(Math.max(0, last)) };
 }
 
+const titleOf = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+/** The typed text of a user message ('' for one that only carries tool results). */
+function promptText(message: MessageParam): string {
+  if (typeof message.content === 'string') return message.content.trim();
+  return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ').trim();
+}
+
 export class ServeSession {
   readonly createdAt = Date.now();
   private readonly log: EventLog;
@@ -76,6 +85,9 @@ export class ServeSession {
     });
     // A resumed session shows what was said before.
     if (run.history.length > 0) this.append({ type: 'history', messages: run.history });
+    // It goes by its first prompt in lists, as a new session does.
+    const firstPrompt = run.history.find((m) => m.role === 'user' && promptText(m) !== '');
+    if (firstPrompt) this.title = titleOf(promptText(firstPrompt));
   }
 
   get sessionId(): string {
@@ -107,7 +119,7 @@ export class ServeSession {
 
   prompt(text: string): PromptAnswer {
     if (this.closed) throw new Error('the session is closed');
-    if (this.title === '') this.title = text.length > 80 ? `${text.slice(0, 77)}...` : text;
+    if (this.title === '') this.title = titleOf(text);
     if (this.current) {
       const commandId = this.current.submit(text);
       if (commandId !== undefined) return { status: 'joined', commandId };

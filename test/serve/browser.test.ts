@@ -6,6 +6,8 @@
  * process; a reload mid-run resumes the stream; two tabs show the same run. Screenshots go to
  * SCREENSHOTS (see helpers.ts).
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
-import { assertBuilt, makeSandbox, removeSandboxes } from '../cli/helpers.js';
+import { assertBuilt, CLI, makeSandbox, removeSandboxes } from '../cli/helpers.js';
 import { hasToolResult, lastUserText, systemOf } from '../agents/helpers.js';
 import { GENERAL_PURPOSE_AGENT } from '../../src/agents/definitions.js';
 import { eventually, gate, launchBrowser, postJson, SCREENSHOTS, startServe, type Browser, type ServeProcess } from './helpers.js';
@@ -279,6 +281,56 @@ describe('rxagent serve in a real browser', () => {
     expect(readFileSync(join(sandbox.cwd, 'notes.txt'), 'utf8')).toContain('the plan');
     await page.locator('details.thinking summary').first().click();
     await shot(page, '08-showcase-done');
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('the session picker: New opens an empty session, choosing one shows its conversation, a stored one is resumed', async () => {
+    // A conversation of this project stored on disk by a print-mode run (not live in the server).
+    // (Asynchronously: the scripted model answers from this very process; stdin closed, as -p reads it.)
+    const running = promisify(execFile)(process.execPath, [CLI, '-p', 'picker stored chat', '--output-format', 'json'], {
+      cwd: sandbox.cwd,
+      env: { PATH: process.env['PATH'] ?? '', HOME: sandbox.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: model.baseURL },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    running.child.stdin?.end();
+    const printed = await running;
+    const storedId = (JSON.parse(printed.stdout) as { session_id: string }).session_id;
+
+    const { page, sessionId: first } = await openSession();
+    await send(page, 'picker first session');
+    await lastTurnEnd(page).waitFor();
+    const picker = page.locator('#sessions');
+    // The list is read again when the turn ends: this session now goes by its first prompt.
+    await picker.locator(`option[value="live:${first}"]`, { hasText: 'picker first session' }).waitFor({ state: 'attached' });
+    expect(await picker.inputValue()).toBe(`live:${first}`);
+    expect(await picker.locator(`option[value="stored:${storedId}"]`).count()).toBe(1);
+
+    const switched = (from: string) => page.waitForURL((url) => url.searchParams.get('session') !== from).then(() => page.waitForSelector('body[data-ready="true"]'));
+    let navigated = switched(first);
+    await picker.selectOption('new');
+    await navigated;
+    const fresh = new URL(page.url()).searchParams.get('session')!;
+    expect(fresh).not.toBe(first);
+    expect(await page.locator('.msg').count()).toBe(0);
+    expect(await picker.inputValue()).toBe(`live:${fresh}`);
+
+    navigated = switched(fresh);
+    await picker.selectOption(`live:${first}`);
+    await navigated;
+    await page.getByText('You said: picker first session').waitFor();
+    expect(new URL(page.url()).searchParams.get('session')).toBe(first);
+
+    navigated = switched(first);
+    await picker.selectOption(`stored:${storedId}`);
+    await navigated;
+    // The stored conversation, resumed as a live session: its history is on the page.
+    await page.getByText('You said: picker stored chat').waitFor();
+    expect(await page.locator('.msg.user').allInnerTexts()).toEqual(['picker stored chat']);
+    // A resumed session goes by its first prompt too.
+    expect(await picker.locator('option:checked').textContent()).toMatch(/^picker stored chat · /);
+    await shot(page, '10-session-picker');
     expect(page.errors).toEqual([]);
     await page.close();
   });

@@ -13,6 +13,14 @@ export interface SessionInfo {
   readonly model: string;
   readonly cwd: string;
   readonly running: boolean;
+  /** The first prompt ('' before one). */
+  readonly title: string;
+}
+
+export interface SessionList {
+  readonly sessions: readonly SessionInfo[];
+  /** Transcripts of this project on disk, resumable. */
+  readonly stored: readonly { readonly sessionId: string; readonly modifiedAt: string }[];
 }
 
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
@@ -29,9 +37,10 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
 const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
 
 export const api = {
-  listSessions: () => call<{ sessions: SessionInfo[] }>('GET', '/api/sessions'),
+  listSessions: () => call<SessionList>('GET', '/api/sessions'),
   getSession: (id: string) => call<{ session: SessionInfo }>('GET', sessionPath(id)),
   createSession: () => call<{ session: SessionInfo }>('POST', '/api/sessions', {}),
+  resumeSession: (id: string) => call<{ session: SessionInfo }>('POST', '/api/sessions', { resume: id }),
   prompt: (id: string, text: string) => call<unknown>('POST', `${sessionPath(id)}/prompt`, { text }),
   interrupt: (id: string) => call<unknown>('POST', `${sessionPath(id)}/interrupt`, {}),
   answer: (id: string, requestId: string, behavior: 'allow' | 'deny') =>

@@ -2,7 +2,8 @@
  * The page: the session's SSE events, folded by the same `rxagent/ui` reducer every UI uses
  * (`toViewStamped`), rendered once per animation frame at most; the composer, Allow/Deny, Stop.
  * The session is the one in the URL (`?session=`), else the newest live one, so a reload or a
- * second tab shows the same run; the URL is updated to name it.
+ * second tab shows the same run; the URL is updated to name it. The picker in the bar switches
+ * to another session, resumes a stored one or opens a new one.
  */
 import { animationFrameScheduler, auditTime, combineLatest, interval, map, share, startWith } from 'rxjs';
 import { inputSummary } from '../../ui/inputSummary.js';
@@ -10,6 +11,7 @@ import { emptyView, liveUsage, toViewStamped, type AgentView, type PermissionVie
 import { api, type SessionInfo } from './api.js';
 import { h } from './dom.js';
 import { sessionEvents } from './events.js';
+import { sessionPicker } from './picker.js';
 import { ConversationRenderer, elapsedText } from './render.js';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -20,6 +22,7 @@ const stopEl = byId<HTMLButtonElement>('stop');
 const statusEl = byId<HTMLElement>('status');
 const countersEl = byId<HTMLElement>('counters');
 const sessionEl = byId<HTMLElement>('session');
+const pickerEl = byId<HTMLSelectElement>('sessions');
 
 function showError(message: string): void {
   conversation.append(h('div', { class: 'notice warning', role: 'alert' }, message));
@@ -82,11 +85,14 @@ function tickElapsed(): void {
 
 async function start(): Promise<void> {
   const session = await chooseSession();
-  sessionEl.textContent = `${session.model} · ${session.cwd} · session ${session.sessionId.slice(0, 8)}`;
+  sessionEl.textContent = `${session.model} · ${session.cwd}`;
+  const picker = sessionPicker(pickerEl, session.sessionId, showError);
+  await picker.refresh();
   const { events$, connection$ } = sessionEvents(api.eventsUrl(session.sessionId));
   const view$ = events$.pipe(toViewStamped(), startWith(emptyView()), share());
   const renderer = new ConversationRenderer(conversation);
   let atBottom = true;
+  let wasRunning = false;
   conversation.addEventListener('scroll', () => {
     atBottom = conversation.scrollTop + conversation.clientHeight >= conversation.scrollHeight - 40;
   });
@@ -98,6 +104,9 @@ async function start(): Promise<void> {
       renderPermissions(session.sessionId, view.permissions);
       renderChrome(view, connection);
       if (atBottom) conversation.scrollTop = conversation.scrollHeight;
+      // A turn started or ended: the picker's titles and running marks change with it.
+      if (view.running !== wasRunning) void picker.refresh().catch(() => undefined);
+      wasRunning = view.running;
     });
   interval(200).pipe(map(() => undefined)).subscribe(tickElapsed);
 

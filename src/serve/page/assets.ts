@@ -35,6 +35,7 @@ export function pageHtml(token: string | undefined): string {
 <body>
 <header id="bar">
   <strong>rxagent</strong>
+  <select id="sessions" aria-label="Session"></select>
   <span id="session" class="dim"></span>
   <span class="spacer"></span>
   <span id="counters" class="dim" data-testid="counters"></span>

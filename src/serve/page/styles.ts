@@ -6,6 +6,9 @@ html, body { margin: 0; height: 100%; }
 body { display: flex; flex-direction: column; background: var(--bg); color: var(--fg); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
 #bar { display: flex; align-items: center; gap: 12px; padding: 8px 16px; border-bottom: 1px solid var(--line); background: var(--card); }
 #bar .spacer { flex: 1; }
+#bar #session { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+#bar #counters { white-space: nowrap; }
+#sessions { font: inherit; max-width: 18em; padding: 3px 6px; border-radius: 6px; border: 1px solid var(--line); background: var(--card); }
 .dim { color: var(--dim); font-size: 13px; }
 .status { font-size: 12px; padding: 2px 8px; border-radius: 10px; background: #eee; }
 .status.running { background: #e3ecff; color: var(--accent); }
