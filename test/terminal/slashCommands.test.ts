@@ -45,7 +45,10 @@ describe.skipIf(!hasTmux())('slash commands in tmux', () => {
     const scenario = await open({
       script,
       args: ['--mcp-config', mcpConfig],
-      files: { '.claude/commands/greet.md': '---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS politely.\n' },
+      files: {
+        '.claude/commands/greet.md': '---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS politely.\n',
+        '.rxagent/agents/finder.md': '---\ndescription: Finds things\ntools: Read, Glob\n---\nYou find things.\n',
+      },
     });
     const { term, server } = scenario;
     const first = await term.waitFor(READY);
@@ -69,6 +72,9 @@ describe.skipIf(!hasTmux())('slash commands in tmux', () => {
     await term.waitFor(/❯ \/status\s*$/m);
     term.keys('Enter');
     await term.waitFor(`Session:         ${firstSession}`);
+    // /agents: the subagents the model can start, the project's own among them.
+    term.submit('/agents');
+    await term.waitFor(/Subagents the model can start[\s\S]*\n {2}finder — Finds things \(tools: Read, Glob\)/);
     term.submit('/cost');
     await term.waitFor('Total cost:      $0.0000');
     expect(server.requests).toHaveLength(0);
