@@ -5,7 +5,8 @@
  * must show all of it written out by the shared escaper (src/util/escapeForTerminal.ts), counted,
  * and the terminal must not obey any of it. A control pane prints the same command raw, so the
  * checks are shown to fail when the escaping is missing. A command longer than the screen is
- * shown whole (it was once cut at 77 characters).
+ * shown whole (it was once cut at 77 characters). The model's own text, while its block is still
+ * open (drawn raw in the live panel before), cannot act on the terminal either.
  */
 import { describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
@@ -53,6 +54,28 @@ describe.skipIf(!hasTmux())('approval question attacks in tmux', () => {
     } finally {
       term.kill();
     }
+  });
+
+  test("the model's unfinished text block is drawn escaped: its sequences do not act while it streams", { timeout: 300_000 }, async () => {
+    // The block stays open (its stop is 10 minutes away): the text is the panel's pending block
+    // until Esc ends the turn.
+    const script: ScriptedResponse[] = [
+      { kind: 'message', blocks: [{ type: 'text', text: 'Working \u001b]2;PWNED\u0007\u001b[2J on it', stopDelayMs: 600_000 }] },
+    ];
+    const { term } = await open({ script });
+    await term.waitFor(READY);
+    const titleBefore = term.title();
+    term.submit('go');
+    const streaming = await term.waitFor('Working \\e]2;PWNED\\x07\\e[2J on it');
+    expect(streaming).toContain('❯ go');
+    expect(term.title()).toBe(titleBefore);
+    term.keys('Escape');
+    const ended = await term.waitFor(/-- 1 turn/);
+    expect(ended).toContain('Type a request, or /help');
+    expect(term.title()).toBe(titleBefore);
+    term.keys('C-d');
+    // The last turn was interrupted: the exit status says so, as after any interrupted run.
+    expect(await term.waitForExit()).toBe(1);
   });
 
   test('escape sequences, overprints and bidi controls are shown written out and counted; a huge command is shown whole', { timeout: 300_000 }, async () => {

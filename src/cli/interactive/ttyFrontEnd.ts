@@ -6,6 +6,7 @@
  */
 import { emitKeypressEvents } from 'node:readline';
 import { styleText } from 'node:util';
+import { escapeForTerminal } from '../../util/escapeForTerminal.js';
 import { choiceLines, reduceChoice, type ChoiceState } from './choice.js';
 import type { Choice, FrontEnd, FrontEndHandlers } from './frontEnd.js';
 import { appendHistory, loadHistory } from './inputHistory.js';
@@ -45,7 +46,9 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
 
   const panel = () => {
     const columns = output.columns ?? 80;
-    const pending = options.pending();
+    // The unfinished block is the model's raw text (a finished one is rendered by marked-terminal,
+    // which strips control characters): escaped, so no sequence in it acts on the terminal.
+    const pending = escapeForTerminal(options.pending()).text;
     const lines: string[] = pending === '' ? [] : pending.replace(/\n+$/, '').split('\n');
     lines.push(...live.lines(Date.now()).map((l) => paint('dim', l)));
     const rule = paint('dim', '─'.repeat(Math.max(1, columns - 1)));
@@ -159,7 +162,8 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
     interactive: true,
     color: true,
     columns: () => output.columns ?? 80,
-    print: (text) => screen.print(text),
+    // Nothing to print can still change the panel: a streamed delta grows the unfinished block.
+    print: (text) => (text === '' ? redraw() : screen.print(text)),
     idle() {
       activity = '';
       redraw();
