@@ -10,6 +10,7 @@
  *   (a server may still be connecting, or be down: its tools are then simply not offered).
  * - Model: the definition's (through `resolveModel`), or the parent's for `inherit`/none; only an
  *   inheriting child inherits thinking.
+ * - Prompt caching as the parent's.
  * - Hooks: the tool hooks only (Stop, UserPromptSubmit and PostToolBatch are the parent's turn's).
  * - Every request is tagged `querySource: agent:<name>`.
  */
@@ -82,6 +83,8 @@ export function childOptions(setup: ChildSetup): ChildOptions {
     ...(canUseTool ? { canUseTool } : {}),
     ...(parent.fallbackModel !== undefined ? { fallbackModel: parent.fallbackModel } : {}),
     ...(parent.prices ? { prices: parent.prices } : {}),
+    // The child's requests are cached like its parent's (the command turns caching on).
+    ...(parent.promptCaching !== undefined ? { promptCaching: parent.promptCaching } : {}),
     ...(transcript ? { transcript } : {}),
     ...(parent.shared ? { shared: parent.shared } : {}),
     ...(parent.repeatedToolCallLimit !== undefined ? { repeatedToolCallLimit: parent.repeatedToolCallLimit } : {}),

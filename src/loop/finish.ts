@@ -7,6 +7,7 @@ import type { AssistantMessage, MessageParam } from '../protocol/content.js';
 import { appendAll, userAddition, terminal, type Addition, type Decision } from './decision.js';
 import { continueWith, eventOf, terminalOf, warningEvent, type Continue } from './events.js';
 import type { TranscriptRecord } from './seams.js';
+import { joinPaused } from './pausedRecord.js';
 import { nextTurn } from './transitions.js';
 import type { LoopEvent, LoopState, TerminalEvent } from './types.js';
 
@@ -40,7 +41,7 @@ export function finish(state: LoopState, decision: SettledDecision, facts: Finis
     }
   }
   for (const message of decision.warnings) events.push(warningEvent(state, message));
-  const records = facts.recording ? [...facts.pending, ...recordsOf(state, decision.additions, facts.now)] : [];
+  const records = facts.recording ? joinPaused([...facts.pending, ...recordsOf(state, decision.additions, facts.now)]) : [];
   if (decision.type === 'continue') {
     const next = decision.state;
     events.push(eventOf(state, { type: 'transition', reason: next.transition!.reason, turnCount: next.turnCount }));

@@ -12,7 +12,7 @@
  * Data flows one way: the preflight leaves what to send, the model phase's fold leaves the
  * attempt, the decision reads both; nothing flows back.
  */
-import { catchError, concat, defer, from, mergeMap, of, takeWhile, type Observable } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, mergeMap, of, takeWhile, type Observable } from 'rxjs';
 import type { TextBlock } from '../protocol/content.js';
 import type { Tool } from '../tools/types.js';
 import { decideAttempt } from './decideAttempt.js';
@@ -70,7 +70,7 @@ function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[]): Obse
     return concat(preflight(ctx, log, end), modelPhase(ctx, log, tools), decide$).pipe(
       // A terminal (from any phase) ends the iteration; the phases after it never subscribe.
       takeWhile((out) => out.type !== 'terminal', true),
-      catchError((error: unknown) => of(setupFailure(ctx, log, error))),
+      catchError((error: unknown) => concat(unwritten(ctx, log, error), of(setupFailure(ctx, log, error)))),
     );
   });
 }
@@ -97,6 +97,17 @@ function ended(ctx: RunContext, log: IterationLog, decision: SettledDecision): O
   // Submitted input is settled by the loop right before the terminal is delivered, after the
   // records are written: input arriving during the write is reported, not lost.
   return concat(from(events), defer(() => ((log.written = done.messages), writeRecords(ctx.transcript, done.records))), of(terminalEvent));
+}
+
+/**
+ * Records still held when preparing the request failed (a paused turn's, see pausedRecord.ts)
+ * are written before the setup failure's terminal; not when the failure was that very write.
+ */
+function unwritten(ctx: RunContext, log: IterationLog, error: unknown): Observable<never> {
+  const pending = log.pending;
+  log.pending = [];
+  if (error instanceof TranscriptWriteFailure) return EMPTY;
+  return writeRecords(ctx.transcript, pending).pipe(catchError(() => EMPTY));
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Before the model call (SPEC §2 steps 1-3): the abort and budget checks, `iteration_start`,
- * the pending transcript records written, then the context governor's decision. Ends the
+ * the pending transcript records written (a paused turn's held back), then the context governor's decision. Ends the
  * iteration with a terminal, or leaves `log.sent` (and a compacted `log.latest.state`) for the
  * model phase.
  */
@@ -9,6 +9,7 @@ import { assertNever } from '../util/assertNever.js';
 import { terminal, type Decision } from './decision.js';
 import { eventOf, warningEvent, type IterationOutput } from './events.js';
 import { newAttempt } from './foldAttempt.js';
+import { holdPaused } from './pausedRecord.js';
 import type { IterationLog } from './iterationLog.js';
 import type { RunContext } from './runContext.js';
 import type { CompactBoundary, GovernorNotice, TranscriptRecord } from './seams.js';
@@ -40,7 +41,10 @@ export function preflight(ctx: RunContext, log: IterationLog, end: (decision: De
             log.latest = newAttempt(compacted);
             log.sent = messages;
             const record = boundaryRecord(ctx, state, decision.boundary, messages);
-            return concat(from([...notices, eventOf(state, { type: 'compact_boundary', ...decision.boundary })]), write(ctx, log, [record], messages));
+            // A held paused record goes first: the compacted view has nothing to join it to.
+            const held = log.pending;
+            log.pending = [];
+            return concat(from([...notices, eventOf(state, { type: 'compact_boundary', ...decision.boundary })]), write(ctx, log, [...held, record], messages));
           }
           case 'blocking_limit':
           case 'rapid_refill_breaker':
@@ -50,9 +54,10 @@ export function preflight(ctx: RunContext, log: IterationLog, end: (decision: De
         }
       }),
     );
-    const pending = log.pending;
-    log.pending = [];
-    return concat(of(start), write(ctx, log, pending, state.messages), governed$);
+    // A paused turn's record waits for its continuation (one record per message, pausedRecord.ts).
+    const { write: now, held } = holdPaused(state, log.pending);
+    log.pending = held;
+    return concat(of(start), write(ctx, log, now, state.messages), governed$);
   });
 }
 
