@@ -49,7 +49,7 @@ import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/option
 import { addUsage, createCostBudget, ZERO_USAGE } from '../loop/pricing.js';
 import { createRunContext, type RunContext } from '../loop/runContext.js';
 import type { QueuedCommand } from '../loop/runInput.js';
-import type { TranscriptSink } from '../loop/seams.js';
+import type { LoopHooks, TranscriptSink } from '../loop/seams.js';
 import type { CommandStatus, LoopEvent, QueryTracking, TerminalEvent, UsageTotals } from '../loop/types.js';
 import type { MessageParam } from '../protocol/content.js';
 import type { CanUseTool } from '../tools/hooks.js';
@@ -101,6 +101,11 @@ export interface SubagentOptions {
   readonly canUseToolFor?: (child: SubagentInfo, definition: AgentDefinition) => CanUseTool | undefined;
   /** Where the child's transcript goes. Default: none. */
   readonly transcriptFor?: (child: SubagentInfo, definition: AgentDefinition) => TranscriptSink | undefined;
+  /**
+   * Loop hooks of the child's own turn (e.g. the command's SubagentStart as its UserPromptSubmit,
+   * SubagentStop as its Stop), added to the parent's tool hooks. Default: none.
+   */
+  readonly hooksFor?: (child: SubagentInfo, definition: AgentDefinition) => LoopHooks | undefined;
   /** Maps a definition's model (e.g. an alias like 'haiku') to a model id. Default: as written. */
   readonly resolveModel?: (model: string) => string;
   /** Default 'Agent'. */

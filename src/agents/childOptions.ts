@@ -1,7 +1,7 @@
 /**
  * `childOptions(setup)`: the options of a subagent's loop, from its parent's options and its
  * definition. Pure apart from the caller's own factories (`toolsFor`, `canUseToolFor`,
- * `transcriptFor`, `resolveModel`), which it calls once each.
+ * `transcriptFor`, `hooksFor`, `resolveModel`), which it calls once each.
  *
  * - Tools: the definition's `tools` filter the available ones (the parent's, or `toolsFor`'s);
  *   a listed tool that is not available is a ConfigurationError; leaving the Agent tool out of
@@ -11,7 +11,8 @@
  * - Model: the definition's (through `resolveModel`), or the parent's for `inherit`/none; only an
  *   inheriting child inherits thinking.
  * - Prompt caching as the parent's.
- * - Hooks: the tool hooks only (Stop, UserPromptSubmit and PostToolBatch are the parent's turn's).
+ * - Hooks: the tool hooks only (Stop, UserPromptSubmit and PostToolBatch are the parent's turn's),
+ *   plus the child's own loop hooks from `hooksFor` (the command's SubagentStart / SubagentStop).
  * - Every request is tagged `querySource: agent:<name>`.
  */
 import { ConfigurationError } from '../errors.js';
@@ -62,7 +63,8 @@ export function childOptions(setup: ChildSetup): ChildOptions {
   const model = inherits ? parent.model : (agents.resolveModel?.(definition.model!) ?? definition.model!);
   const callModel: CallModel | undefined =
     baseCallModel && ((request, callOptions) => baseCallModel(request, { ...callOptions, querySource: `agent:${definition.name}` }));
-  const hooks = toolHooksOnly(parent.hooks);
+  const ownHooks = agents.hooksFor?.(info, definition);
+  const hooks = ownHooks ? { ...toolHooksOnly(parent.hooks), ...ownHooks } : toolHooksOnly(parent.hooks);
   const canUseTool = agents.canUseToolFor ? agents.canUseToolFor(info, definition) : parent.canUseTool;
   const transcript = agents.transcriptFor?.(info, definition);
   const options: AgentTreeOptions = {

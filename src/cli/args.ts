@@ -208,12 +208,19 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   if (inputFormat === 'stream-json' && outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json needs --output-format stream-json');
   }
+  if (v['resume-session-at'] !== undefined && v.resume === undefined) throw new UsageError('--resume-session-at needs --resume <id>');
+  if (v['include-hook-events'] === true && outputFormat !== 'stream-json') throw new UsageError('--include-hook-events needs --output-format stream-json');
+  const print = v.print === true || inputFormat === 'stream-json';
+  // The interactive view has no debug log and always keeps its transcript: say so rather than ignore.
+  for (const flag of ['debug', 'debug-file', 'no-session-persistence'] as const) {
+    if (!print && v[flag] !== undefined) throw new UsageError(`--${flag} works with -p (print mode) only`);
+  }
   const toolWords = v.tools === undefined ? undefined : splitToolList(v.tools).filter((t) => t !== '""');
   const tools = toolWords === undefined || (toolWords.length === 1 && toolWords[0] === 'default') ? undefined : toolWords;
   const prompt = parsed.positionals.length > 0 ? parsed.positionals.join(' ') : undefined;
   return {
     // The SDK starts its CLI with `--input-format stream-json` and no `-p`: that is print mode too.
-    print: v.print === true || inputFormat === 'stream-json',
+    print,
     prompt,
     outputFormat,
     inputFormat,

@@ -162,7 +162,9 @@ Environment:
   CLAUDE_CODE_MAX_OUTPUT_TOKENS  max_tokens (default 32000, capped at the model's limit)
   MAX_THINKING_TOKENS    Thinking budget (0: off); thinking is on by default where the model has it
   DISABLE_PROMPT_CACHING Set to 1 to send no cache_control breakpoints
-  HTTPS_PROXY, NO_PROXY  Proxy for model requests; NODE_EXTRA_CA_CERTS: extra trusted CAs
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY  Proxy for model requests; NODE_EXTRA_CA_CERTS: extra trusted CAs
+  BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH  The Bash tool's limits
+A settings file's "env" is applied over these for the run (the client, Bash, hooks, MCP servers).
 
 Exit status: 0 when the turn succeeded, 1 on an error result, 2 on a usage error.
 `;

@@ -6,13 +6,16 @@
  * `loopOptions` then gives the options of one user turn for `agentLoopWithSubagents` (the loop
  * plus the `Agent` tool, unless `--tools` leaves it out).
  */
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors.js';
 import { createContextGovernor } from '../context/createContextGovernor.js';
 import { createHookRunners } from '../hooks/createHookRunners.js';
 import { EMPTY_SETTINGS, loadSettings, mergeSettings } from '../hooks/settings.js';
 import type { HooksConfig } from '../hooks/types.js';
+import type { HookLifecycleEvent } from '../hooks/hookLifecycle.js';
+import { subagentHooksFor } from './subagentHooks.js';
 import { AGENT_TOOL_NAME } from '../agents/agentTool.js';
 import type { AgentTreeOptions, SubagentOptions } from '../agents/agentTree.js';
 import { createPermissionPolicy, type PermissionAnswer, type PermissionRequest } from '../permissions/createPermissionPolicy.js';
@@ -56,6 +59,12 @@ import { packageVersion } from './version.js';
 import { NO_TELEMETRY, telemetryConfigFromEnv, type CommandTelemetry } from '../fleet/tracing/telemetryConfig.js';
 import type { LoopEvent } from '../loop/types.js';
 import type { MonoTypeOperatorFunction } from 'rxjs';
+import { asMainAgent, pickMainAgent } from './mainAgent.js';
+import { resumedAt, withoutPersistence } from './sessionViews.js';
+import { bashLimitsFromEnv } from './bashLimits.js';
+import { proxyDispatcherFromEnv } from './proxyDispatcher.js';
+import type { Dispatcher } from 'undici';
+import { childEnvironment } from '../tools/builtin/processGroup.js';
 
 export interface RunEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -78,6 +87,8 @@ export interface RunEnvironment {
   readonly extraMcpServers?: McpServersConfig;
   /** A W3C traceparent the run's spans continue (a queued job's); else `TRACEPARENT` from `env`. */
   readonly traceparent?: string;
+  /** Told when each hook starts and ends (`--include-hook-events` lines, the debug log). */
+  readonly onHookEvent?: (event: HookLifecycleEvent) => void;
 }
 
 export interface PreparedRun {
@@ -153,22 +164,20 @@ async function openSession(
   return startSession(store, { ...sessionOptions, ...(options.sessionId ? { sessionId: options.sessionId } : {}) });
 }
 
-export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Promise<PreparedRun> {
+export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promise<PreparedRun> {
+  // Read only when something uses them: a run without subagents never fails on an agent file.
+  const loadDefinitions = () =>
+    loadCliAgentDefinitions(resolve(runEnv.cwd), given.agents, {
+      homeDir: runEnv.homeDir,
+      onWarning: runEnv.onWarning,
+      ...(given.settingSources ? { sources: given.settingSources } : {}),
+    });
+  const mainAgentDefinitions = given.agent === undefined ? undefined : await loadDefinitions();
+  const options = given.agent === undefined ? given : asMainAgent(given, pickMainAgent(mainAgentDefinitions ?? [], given.agent));
   const { builtins: toolNames, agent: agentToolOn, server: serverTools, ignored } = resolveToolNames(options.tools, options.disallowedTools);
   if (options.permissionModeAlias === 'auto') runEnv.onWarning('--permission-mode auto: rxagent has no permission classifier; calls that need approval are asked as in default mode');
   if (options.ignoredFlags.length > 0) runEnv.onWarning(`${options.ignoredFlags.join(', ')}: accepted for the Agent SDK; rxagent has nothing they configure`);
   if (ignored.length > 0) runEnv.onWarning(`--tools: ${ignored.join(', ')} ${ignored.length === 1 ? 'is a Claude Code tool' : 'are Claude Code tools'} rxagent does not have; ignored`);
-  const env = runEnv.env;
-  const apiKey = env['ANTHROPIC_API_KEY'] || undefined;
-  const authToken = env['ANTHROPIC_AUTH_TOKEN'] || undefined;
-  if (apiKey === undefined && authToken === undefined) {
-    throw new ConfigurationError(`ANTHROPIC_API_KEY is not set (export it${insideThisRepository(runEnv.cwd) ? ', or run `npm start` for the scripted demo' : ', or ANTHROPIC_AUTH_TOKEN for a bearer token'})`);
-  }
-  const maxRetries = wholeNumberFrom('RXAGENT_MAX_RETRIES', env['RXAGENT_MAX_RETRIES'] ?? env['CLAUDE_CODE_MAX_RETRIES']);
-  // Claude Code's variable: one model request's total time in ms (default 10 minutes, 0 = none).
-  const requestTimeoutMs = wholeNumberFrom('API_TIMEOUT_MS', env['API_TIMEOUT_MS']);
-  const baseURL = env['ANTHROPIC_BASE_URL'] || DEFAULT_BASE_URL;
-
   const cwd = resolve(runEnv.cwd);
   for (const dir of options.addDirs) assertDirectory(resolve(cwd, dir), '--add-dir');
   const settings = await loadSettings({
@@ -178,11 +187,23 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     ...(options.settingSources ? { sources: options.settingSources } : {}),
   });
   settings.warnings.forEach(runEnv.onWarning);
+  // A settings file's `env` is the session's environment, over the process's (Claude Code applies
+  // it the same way): the model client, Bash, hooks and MCP servers all read this one.
+  const env = Object.keys(settings.env).length === 0 ? runEnv.env : { ...runEnv.env, ...settings.env };
+  const apiKey = env['ANTHROPIC_API_KEY'] || undefined;
+  const authToken = env['ANTHROPIC_AUTH_TOKEN'] || undefined;
+  if (apiKey === undefined && authToken === undefined) {
+    throw new ConfigurationError(`ANTHROPIC_API_KEY is not set (export it${insideThisRepository(runEnv.cwd) ? ', or run `npm start` for the scripted demo' : ', or ANTHROPIC_AUTH_TOKEN for a bearer token'})`);
+  }
+  const maxRetries = wholeNumberFrom('RXAGENT_MAX_RETRIES', env['RXAGENT_MAX_RETRIES'] ?? env['CLAUDE_CODE_MAX_RETRIES']);
+  // Claude Code's variable: one model request's total time in ms (default 10 minutes, 0 = none).
+  const requestTimeoutMs = wholeNumberFrom('API_TIMEOUT_MS', env['API_TIMEOUT_MS']);
+  const baseURL = env['ANTHROPIC_BASE_URL'] || DEFAULT_BASE_URL;
   const memory = loadMemoryFiles({ cwd, homeDir: runEnv.homeDir, ...(options.settingSources ? { sources: options.settingSources } : {}) });
   memory.warnings.forEach(runEnv.onWarning);
   const slash = loadSlashCommands({ cwd, homeDir: runEnv.homeDir, ...(options.settingSources ? { sources: options.settingSources } : {}) });
   slash.warnings.forEach(runEnv.onWarning);
-  const agentDefinitions = agentToolOn ? await loadCliAgentDefinitions(cwd, options.agents) : [];
+  const agentDefinitions = agentToolOn ? (mainAgentDefinitions ?? (await loadDefinitions())) : [];
   const mcpSources = resolveMcpServers({
     cwd,
     homeDir: runEnv.homeDir,
@@ -200,14 +221,23 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     redactSecrets: secrets,
   });
   const chosen = await chooseSessionStore(options.sessionStore, store, { env, redactSecrets: secrets, onWarning: runEnv.onWarning });
-  const session = await openSession(options, chosen.store, cwd).catch(async (error: unknown) => {
+  let sessionStore = options.noSessionPersistence ? withoutPersistence(chosen.store) : chosen.store;
+  if (options.resumeSessionAt !== undefined && options.resume !== undefined) sessionStore = resumedAt(sessionStore, options.resume, options.resumeSessionAt);
+  const session = await openSession(options, sessionStore, cwd).catch(async (error: unknown) => {
     await chosen.end();
     throw error;
   });
   session.warnings.forEach((w) => runEnv.onWarning(`session: ${w.message}`));
   const sessionId = session.sessionId;
   const transcriptPath = chosen.transcriptPathOf(sessionId);
-  const closeSession = () => session.close().finally(() => chosen.end());
+  // Oversized tool results and child transcripts live here; without persistence, in a temporary
+  // directory removed at the end (the Read tool must still be able to open stored results).
+  const sessionDir = options.noSessionPersistence ? mkdtempSync(join(tmpdir(), 'rxagent-session-')) : join(store.dir, sessionId);
+  const closeSession = () =>
+    session
+      .close()
+      .finally(() => chosen.end())
+      .finally(() => options.noSessionPersistence && rmSync(sessionDir, { recursive: true, force: true }));
 
   let client: ClosableMessagesClient | undefined;
   let mcp: McpSession | undefined;
@@ -234,11 +264,12 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
         headers: requestHeaders(env, apiKey === undefined),
         ...(maxRetries === undefined ? {} : { maxRetries }),
         ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+        ...withDispatcher(proxyDispatcherFromEnv(env)),
       }),
       { serverTools, outputConfig: () => shape().outputConfig, betas: joinBetas(env['ANTHROPIC_BETAS'], options.betas) },
     );
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
-    const toolResultsDir = join(store.dir, sessionId, 'tool-results');
+    const toolResultsDir = join(sessionDir, 'tool-results');
     mkdirSync(toolResultsDir, { recursive: true, mode: 0o700 });
     // Glob and Grep leave out files a Read deny/ask rule covers (the rules in force at each walk).
     const readDenied = createReadDenyCheck({
@@ -258,7 +289,9 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     });
     if (sandbox.status.kind === 'off') runEnv.onWarning(describeSandbox(sandbox.status));
     sandbox.notes.forEach(runEnv.onWarning);
-    const toolsIn = (mode: () => string) => createBuiltinTools(workspace, { only: toolNames, bash: { sandbox, permissionMode: mode } });
+    const bashLimits = bashLimitsFromEnv(env);
+    const toolEnv = childEnvironment(env);
+    const toolsIn = (mode: () => string) => createBuiltinTools(workspace, { only: toolNames, bash: { sandbox, permissionMode: mode, env: toolEnv, ...bashLimits } });
     // The mode is read at each call: setPermissionMode changes it during the run.
     const tools = [...toolsIn(() => permissionMode), ...(structured ? [structured.tool] : [])];
     // Every server starts now, in parallel, and stays connected for every turn of the run. The
@@ -315,18 +348,6 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     let permissionMode = options.permissionMode;
     // Rebuilt when the mode or the session's rules change; a call already deciding keeps its policy.
     let canUseTool = canUseToolIn(permissionMode);
-    const childTranscripts = createChildTranscripts(join(store.dir, sessionId, 'subagents'), cwd, packageVersion());
-    const agents: SubagentOptions = agentToolOn
-      ? {
-          definitions: agentDefinitions,
-          // Fresh tool instances per child: each has its own read-before-edit tracking.
-          toolsFor: (_child, definition) => toolsIn(() => childPermissionMode(permissionMode, definition)),
-          canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(permissionMode, definition)),
-          transcriptFor: (child) => childTranscripts.sinkFor(child.agentId),
-          resolveModel: (name) => resolveModel(name, env),
-        }
-      : { maxDepth: 0 };
-
     const hooks = createHookRunners({
       hooks: runEnv.extraHooks ? mergeSettings(settings, { ...EMPTY_SETTINGS, hooks: runEnv.extraHooks }).hooks : settings.hooks,
       cwd,
@@ -335,9 +356,29 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
       permissionMode: options.permissionMode,
       onWarning: runEnv.onWarning,
       sandbox,
+      env: toolEnv,
+      ...(runEnv.onHookEvent ? { onHookEvent: runEnv.onHookEvent } : {}),
     });
+    const childTranscripts = createChildTranscripts(join(sessionDir, 'subagents'), cwd, packageVersion());
+    const agents: SubagentOptions = agentToolOn
+      ? {
+          definitions: agentDefinitions,
+          // Fresh tool instances per child: each has its own read-before-edit tracking.
+          toolsFor: (_child, definition) => toolsIn(() => childPermissionMode(permissionMode, definition)),
+          canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(permissionMode, definition)),
+          ...(options.noSessionPersistence ? {} : { transcriptFor: (child) => childTranscripts.sinkFor(child.agentId) }),
+          resolveModel: (name) => resolveModel(name, env),
+          ...withHooksFor(subagentHooksFor(hooks.agent, (agentId) => join(sessionDir, 'subagents', `${agentId}.jsonl`))),
+        }
+      : { maxDepth: 0 };
+
     const started = await hooks.session.sessionStart(options.resume !== undefined || options.continue ? 'resume' : 'startup', model);
-    const governor = createContextGovernor({ client, sessionDir: join(store.dir, sessionId), tools });
+    const governor = createContextGovernor({
+      client,
+      sessionDir,
+      tools,
+      ...(hooks.agent.configured.preCompact ? { beforeCompact: (trigger) => hooks.agent.preCompact(trigger === 'manual' ? 'manual' : 'auto', null) } : {}),
+    });
     const append = [readPromptFile(options.appendSystemPromptFile) ?? options.appendSystemPrompt, memorySection(memory.files), started.additionalContext, structured?.instructions].filter((t) => t !== undefined && t !== '').join('\n\n');
     const system = composeSystemPrompt(readPromptFile(options.systemPromptFile) ?? options.systemPrompt, append === '' ? undefined : append, {
       cwd,
@@ -430,6 +471,14 @@ export async function buildRun(options: CliOptions, runEnv: RunEnvironment): Pro
     await Promise.allSettled([closeSession(), client?.close(), mcp?.close(), telemetry.shutdown()]);
     throw error;
   }
+}
+
+function withDispatcher(dispatcher: Dispatcher | undefined): { dispatcher?: Dispatcher } {
+  return dispatcher ? { dispatcher } : {};
+}
+
+function withHooksFor(hooksFor: SubagentOptions['hooksFor']): Pick<SubagentOptions, 'hooksFor'> {
+  return hooksFor ? { hooksFor } : {};
 }
 
 function removedByDenyRules(toolName: string, denyRules: readonly string[]): boolean {

@@ -16,6 +16,8 @@ import { runPrintMode } from './printMode.js';
 import { runStreamJson } from './streamInput/runStreamJson.js';
 import { readStdin, StdinTooLarge } from './readStdin.js';
 import { packageVersion } from './version.js';
+import { openDebugLog, type DebugLog } from './debugLog.js';
+import { hookLine, printsHookEvent } from './output/hookLines.js';
 import { killAllProcessGroups } from '../tools/builtin/processGroup.js';
 
 /**
@@ -87,14 +89,26 @@ async function promptFor(options: CliOptions): Promise<string> {
 }
 
 /** What every print-mode run is built with, beyond the options. */
-function printEnvironment(extra: Partial<RunEnvironment>): RunEnvironment {
+function printEnvironment(options: CliOptions, debug: DebugLog | undefined, extra: Partial<RunEnvironment>): RunEnvironment {
+  const printsHooks = options.outputFormat === 'stream-json';
   return {
     env: process.env,
     cwd: process.cwd(),
     homeDir: homedir(),
     platform: process.platform,
     interactive: false,
-    onWarning: (message) => writeErr(`rxagent: warning: ${message}\n`),
+    onWarning: (message) => {
+      debug?.write(`warning: ${message}`);
+      writeErr(`rxagent: warning: ${message}\n`);
+    },
+    ...(printsHooks || debug
+      ? {
+          onHookEvent: (event) => {
+            debug?.hookEvent(event);
+            if (printsHooks && printsHookEvent(event, options.includeHookEvents)) writeOut(JSON.stringify(hookLine(event, randomUUID())) + '\n');
+          },
+        }
+      : {}),
     ...extra,
   };
 }
@@ -106,17 +120,17 @@ function hostTimeout(value: string | undefined): { hostTimeoutMs?: number } {
 }
 
 /** `--input-format stream-json`: a conversation with a host over stdin/stdout (the Agent SDK). */
-async function runStreamJsonInput(options: CliOptions): Promise<number> {
+async function runStreamJsonInput(options: CliOptions, debug: DebugLog | undefined): Promise<number> {
   const runs: PreparedRun[] = [];
   try {
     return await runStreamJson(
       options,
       async (opts, extra) => {
-        const run = await buildRun(opts, printEnvironment(extra));
+        const run = await buildRun(opts, printEnvironment(opts, debug, extra));
         runs.push(run);
         return run;
       },
-      { stdin: process.stdin, writeOut, writeErr, ...hostTimeout(process.env['RXAGENT_HOST_TIMEOUT_MS']) },
+      { stdin: process.stdin, writeOut, writeErr, ...hostTimeout(process.env['RXAGENT_HOST_TIMEOUT_MS']), ...(debug ? { onEvent: debug.loopEvent } : {}) },
     );
   } finally {
     await Promise.allSettled(runs.map((r) => r.close()));
@@ -124,7 +138,9 @@ async function runStreamJsonInput(options: CliOptions): Promise<number> {
 }
 
 async function runPrint(options: CliOptions): Promise<number> {
-  if (options.inputFormat === 'stream-json') return runStreamJsonInput(options);
+  const debug = openDebugLog(options, writeErr, process.cwd());
+  debug?.write(`rxagent ${packageVersion()} ${process.argv.slice(2).map((a) => JSON.stringify(a)).join(' ')}`);
+  if (options.inputFormat === 'stream-json') return runStreamJsonInput(options, debug);
   const prompt = await promptFor(options);
   const controller = new AbortController();
   // A first signal aborts the turn (its result is still printed and the transcript kept);
@@ -143,7 +159,7 @@ async function runPrint(options: CliOptions): Promise<number> {
   let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
   let run: PreparedRun | undefined;
   try {
-    run = await buildRun(options, printEnvironment({ onDenial: (denial) => mapperRef?.recordDenial(denial) }));
+    run = await buildRun(options, printEnvironment(options, debug, { onDenial: (denial) => mapperRef?.recordDenial(denial) }));
     const mapper = createStreamJsonMapper(
       describeRun(run),
       {
@@ -155,7 +171,7 @@ async function runPrint(options: CliOptions): Promise<number> {
       },
     );
     mapperRef = mapper;
-    return await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr });
+    return await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr, ...(debug ? { onEvent: debug.loopEvent } : {}) });
   } finally {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal);

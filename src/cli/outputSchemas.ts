@@ -110,6 +110,32 @@ export const warningLineSchema = z.strictObject({
   message: z.string(),
 });
 
+/** `--include-hook-events` (SessionStart always): a hook began to run. */
+export const hookStartedLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('hook_started'),
+  ...base,
+  hook_id: z.string(),
+  /** `<event>:<what it ran for>`, e.g. `PreToolUse:Bash`, `SessionStart:startup`, or the bare event. */
+  hook_name: z.string(),
+  hook_event: z.string(),
+});
+
+/** How that hook run ended: its output (stdout, then stderr), exit code and outcome. */
+export const hookResponseLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('hook_response'),
+  ...base,
+  hook_id: z.string(),
+  hook_name: z.string(),
+  hook_event: z.string(),
+  output: z.string(),
+  stdout: z.string(),
+  stderr: z.string(),
+  exit_code: z.number().int().optional(),
+  outcome: z.enum(['success', 'error', 'cancelled']),
+});
+
 /** One model's share of a run (the SDK's `ModelUsage`). */
 export const modelUsageSchema = z.strictObject({
   inputTokens: z.number(),
@@ -163,6 +189,8 @@ export const outputLineSchema = z.union([
   compactBoundaryLineSchema,
   tombstoneLineSchema,
   warningLineSchema,
+  hookStartedLineSchema,
+  hookResponseLineSchema,
   resultLineSchema,
 ]);
 

@@ -14,12 +14,15 @@ import type { CliOptions } from './args.js';
 import { describeRun, type PreparedRun } from './buildRun.js';
 import { internalErrorTerminal } from './output/internalTerminal.js';
 import { describeTerminal } from './output/resultLine.js';
+import { retryNotice } from './output/apiErrorText.js';
 import { initLine, type StreamJsonMapper } from './output/streamJson.js';
 import type { OutputLine } from './outputSchemas.js';
 
 export interface PrintIO {
   writeOut(text: string): void;
   writeErr(text: string): void;
+  /** Sees every loop event (the debug log). */
+  onEvent?(event: LoopEvent): void;
 }
 
 export async function runPrintMode(
@@ -43,6 +46,9 @@ export async function runPrintMode(
   let resultLine: OutputLine | undefined;
   const startedAt = Date.now();
   const deliver = (event: LoopEvent) => {
+    io.onEvent?.(event);
+    // Text mode has no api_retry lines: a person waiting on stderr is told why nothing comes.
+    if (options.outputFormat === 'text' && (event.type === 'api_retry' || event.type === 'stream_retry')) io.writeErr(`${retryNotice(event.retry)}\n`);
     const lines = mapper.map(event);
     if (event.type === 'terminal') {
       terminal = event;
@@ -70,6 +76,10 @@ export async function runPrintMode(
     const text = resultLine.result ?? '';
     io.writeOut(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   }
-  if (code !== 0) io.writeErr(`rxagent: ${resultLine.errors?.[0] ?? describeTerminal(terminal)}\n`);
+  if (code !== 0) {
+    const failure = resultLine.errors?.[0] ?? describeTerminal(terminal);
+    // Claude Code's own line for API failures, unprefixed: scripts match `^API Error: <status>`.
+    io.writeErr(failure.startsWith('API Error: ') ? `${failure}\n` : `rxagent: ${failure}\n`);
+  }
   return code;
 }

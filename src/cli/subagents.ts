@@ -1,6 +1,7 @@
 /**
- * The command's subagent wiring: which definitions exist (`.rxagent/agents/*.md`, then
- * `--agents <json>`, later ones replacing earlier ones of the same name), which permission mode
+ * The command's subagent wiring: which definitions exist (`~/.claude/agents`, `.claude/agents`,
+ * `.rxagent/agents/*.md`, then `--agents <json>`, later ones replacing earlier ones of the same
+ * name), which permission mode
  * a child runs under, and where a child's transcript goes.
  *
  * Child transcripts live beside the parent's session, in `<sessions>/<parent>/subagents/
@@ -9,16 +10,36 @@
  */
 import { join } from 'node:path';
 import { loadAgentDirectory, mergeAgentDefinitions, parseAgentsJson, type AgentDefinition } from '../agents/definitions.js';
+import type { SettingSource } from './args.js';
+import { loadClaudeAgentDirectory } from './claudeAgents.js';
 import type { TranscriptRecord, TranscriptSink } from '../loop/seams.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
 import { startSession, type OpenedSession } from '../session/sessions.js';
 
-/** Definitions from the workspace's agent files, then `--agents` (which wins by name). */
-export async function loadCliAgentDefinitions(cwd: string, agentsJson: string | undefined): Promise<AgentDefinition[]> {
+/** Where Claude Code's agent files are read from, beside `.rxagent/agents`. */
+export interface ClaudeAgentSources {
+  /** `~/.claude/agents` is read when given (and `user` is among the sources). */
+  readonly homeDir?: string;
+  /** `--setting-sources`: `user` and `project` choose the `.claude/agents` directories (default both). */
+  readonly sources?: readonly SettingSource[];
+  /** One warning per unreadable `.claude` agent file (the others still load). */
+  readonly onWarning?: (message: string) => void;
+}
+
+/**
+ * Definitions by name, later sources winning, in Claude Code's precedence: `~/.claude/agents`,
+ * then the project's `.claude/agents`, then `.rxagent/agents` (rxagent's own project files), then
+ * `--agents` (the command line wins, as Claude Code's CLI-defined agents do).
+ */
+export async function loadCliAgentDefinitions(cwd: string, agentsJson: string | undefined, claude: ClaudeAgentSources = {}): Promise<AgentDefinition[]> {
+  const wanted = (source: SettingSource) => claude.sources === undefined || claude.sources.includes(source);
+  const warn = claude.onWarning ?? (() => undefined);
+  const user = claude.homeDir !== undefined && wanted('user') ? await loadClaudeAgentDirectory(join(claude.homeDir, '.claude', 'agents'), warn) : [];
+  const project = wanted('project') ? await loadClaudeAgentDirectory(join(cwd, '.claude', 'agents'), warn) : [];
   const fromFiles = await loadAgentDirectory(join(cwd, '.rxagent', 'agents'));
   const fromFlag = agentsJson === undefined ? [] : parseAgentsJson(agentsJson);
-  return [...mergeAgentDefinitions(fromFiles, fromFlag).values()];
+  return [...mergeAgentDefinitions(user, project, fromFiles, fromFlag).values()];
 }
 
 /**

@@ -34,6 +34,11 @@ const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
 /** Claude Code's names of the API's server tools (see `SERVER_TOOLS`). */
 const SERVER_TOOL_NAMES: readonly string[] = ['WebSearch', 'WebFetch'];
 
+/** Whether a Claude Code tool name has no rxagent tool a definition could be given (server tools included). */
+export function isClaudeCodeOnlyTool(name: string): boolean {
+  return CLAUDE_CODE_ONLY_TOOLS.has(name) || SERVER_TOOL_NAMES.includes(name);
+}
+
 /** Claude Code's older name of the Agent tool. */
 const ALIASES: Readonly<Record<string, string>> = { Task: AGENT_TOOL_NAME };
 

@@ -7,7 +7,7 @@
  * instance: one governor per session. Each call is cold: nothing runs before subscribe, and
  * unsubscribing aborts a summarization request without counting it as a failure.
  */
-import { catchError, defer, map, of, type Observable } from 'rxjs';
+import { catchError, defer, map, mergeMap, of, type Observable } from 'rxjs';
 import type { MessageParam, Usage } from '../protocol/content.js';
 import type { MessagesClient } from '../transport/types.js';
 import type {
@@ -87,6 +87,11 @@ export interface ContextGovernorOptions {
   readonly compactInstructions?: string;
   /** Consecutive auto-compaction failures after which it is not tried again (default 3). */
   readonly maxConsecutiveFailures?: number;
+  /**
+   * Waited for before each summarization request (automatic or reactive), once a compaction is
+   * planned: the command runs its PreCompact hooks here. A failure is ignored.
+   */
+  readonly beforeCompact?: (trigger: CompactTrigger) => PromiseLike<void> | void;
 }
 
 /**
@@ -269,7 +274,11 @@ export function createContextGovernor(options: ContextGovernorOptions): ContextG
         maxTranscriptChars: Math.max(4_000, roomTokens * CHARS_PER_TOKEN),
         instructions,
       });
-      return requestSummary(options.client, request).pipe(
+      const before = defer(async () => {
+        await Promise.resolve(options.beforeCompact?.(trigger)).catch(() => undefined);
+      });
+      return before.pipe(
+        mergeMap(() => requestSummary(options.client, request)),
         map((summary): CompactOutcome => {
           const view = buildCompactedView(summary, messages.slice(plan.keptStart));
           const postTokens = estimateMessagesTokens(view);

@@ -19,6 +19,7 @@ import type { PostToolUseHook, PostToolUseResult, PreToolUseHook, PreToolUseResu
 import type { HookOutcome } from './interpretHookOutput.js';
 import { createHookInvoker, type HookRunnerOptions } from './invokeHooks.js';
 import { createSessionHookRunners, type SessionHookRunners } from './sessionHooks.js';
+import { createAgentHookRunners, type AgentHookRunners } from './agentHooks.js';
 import type { HookInput } from './types.js';
 
 export type { HookRunnerOptions };
@@ -38,6 +39,8 @@ export interface HookRunners {
   readonly runUserPromptSubmitHooks: (input: UserPromptSubmitHookInput) => Promise<LoopHookResult>;
   /** SessionStart, SessionEnd, Notification, PermissionRequest. */
   readonly session: SessionHookRunners;
+  /** SubagentStart, SubagentStop, PreCompact. */
+  readonly agent: AgentHookRunners;
   /** The same functions shaped for `agentLoop({ hooks })`. */
   readonly toolHooks: ToolHooks;
   readonly loopHooks: LoopHooks;
@@ -173,6 +176,7 @@ export function createHookRunners(options: HookRunnerOptions): HookRunners {
     runPostToolBatchHooks,
     runUserPromptSubmitHooks,
     session: createSessionHookRunners(invoker),
+    agent: createAgentHookRunners(invoker),
     toolHooks: { preToolUse: [preToolUse], postToolUse: [postToolUse] },
     loopHooks: { stop: runStopHooks, postToolBatch: runPostToolBatchHooks, userPromptSubmit: runUserPromptSubmitHooks },
   };

@@ -3,7 +3,9 @@
  * event (and tool), the fields every input carries, and running them all in parallel with the
  * session's options. The tool/loop runners and the session runners are both built on it.
  */
+import { randomUUID } from 'node:crypto';
 import type { CommandSandbox } from '../sandbox/types.js';
+import { hookNameOf, type HookLifecycleEvent } from './hookLifecycle.js';
 import type { HookOutcome } from './interpretHookOutput.js';
 import { compileToolMatcher } from './matcher.js';
 import { runHook } from './runHook.js';
@@ -23,6 +25,10 @@ export interface HookRunnerOptions {
   readonly killGraceMs?: number;
   /** The run's sandbox for command hooks (see `RunHookOptions.sandbox`). */
   readonly sandbox?: CommandSandbox;
+  /** Command hooks' environment (default: this process's, without rxagent's credentials). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Told when each hook starts and how it ended (`--include-hook-events`, `--debug`). */
+  readonly onHookEvent?: (event: HookLifecycleEvent) => void;
 }
 
 export interface HookInvoker {
@@ -54,15 +60,20 @@ export function createHookInvoker(options: HookRunnerOptions): HookInvoker {
     }),
     runAll: (specs, input, signal) =>
       Promise.all(
-        specs.map((spec) =>
-          runHook(spec, input, {
+        specs.map((spec) => {
+          const observe = options.onHookEvent;
+          const identity = { hookId: randomUUID(), hookName: hookNameOf(input), hookEvent: input.hook_event_name, sessionId: options.sessionId };
+          observe?.({ ...identity, phase: 'started' });
+          return runHook(spec, input, {
             cwd: options.cwd,
             ...(signal === undefined ? {} : { signal }),
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
             ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+            ...(options.env === undefined ? {} : { env: options.env }),
             ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
-          }),
-        ),
+            ...(observe ? { onFinished: (report) => observe({ ...identity, phase: 'response', ...report }) } : {}),
+          });
+        }),
       ),
     report: (outcomes) => {
       for (const o of outcomes) for (const w of o.warnings) options.onWarning?.(w);

@@ -5,6 +5,7 @@ import { accessFor } from '../sandbox/createSandbox.js';
 import type { CommandSandbox } from '../sandbox/types.js';
 import { runProcessGroup } from '../tools/builtin/processGroup.js';
 import { type HookOutcome, interpretJSON, interpretProcessOutcome } from './interpretHookOutput.js';
+import type { HookRunReport } from './hookLifecycle.js';
 import type { HookInput, HookJSONOutput, HookSpec } from './types.js';
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -25,6 +26,10 @@ export interface RunHookOptions {
   readonly sandbox?: CommandSandbox;
   /** For the sandbox's protected folders (writable in bypassPermissions only). */
   readonly permissionMode?: string;
+  /** The commands' environment (default: this process's, without rxagent's credentials). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Told what the hook printed and how it ended (for `hook_response` lines and the debug log). */
+  readonly onFinished?: (report: HookRunReport) => void;
 }
 
 /** The timeout of one hook in ms: its own (clamped to a sane range) or the default. */
@@ -52,6 +57,7 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
       timeoutMs,
       combineOutput: false,
       maxOutputChars: HOOK_OUTPUT_CAP,
+      ...(options.env ? { env: options.env } : {}),
       ...(options.sandbox
         ? { spawnPlan: options.sandbox.plan(spec.command, options.cwd, accessFor(options.permissionMode ?? 'default', false)) }
         : {}),
@@ -59,6 +65,12 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
     });
     try {
       const result = await lastValueFrom(abortable(process$, options.signal));
+      options.onFinished?.({
+        stdout: result.output,
+        stderr: result.stderr,
+        ...(result.exitCode === null ? {} : { exitCode: result.exitCode }),
+        outcome: result.exitCode === 0 && !result.timedOut ? 'success' : 'error',
+      });
       return cutOutcome(interpretProcessOutcome(event, label, {
         exitCode: result.exitCode,
         stdout: result.output,
@@ -66,13 +78,18 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
         timedOut: result.timedOut,
       }));
     } catch (error) {
+      const cancelled = options.signal?.aborted === true;
+      options.onFinished?.({ stdout: '', stderr: cancelled ? '' : (error as Error).message, outcome: cancelled ? 'cancelled' : 'error' });
       return { warnings: [`${event} hook ${label} could not run: ${(error as Error).message}`] };
     }
   }
   const label = spec.name ?? 'callback';
   // An 'abort' listener added now would never fire: do not start a callback for a cancelled run
   // (the command path's `abortable` refuses it the same way).
-  if (options.signal?.aborted) return { warnings: [`${event} hook ${label} was cancelled; its result was ignored.`] };
+  if (options.signal?.aborted) {
+    options.onFinished?.({ stdout: '', stderr: '', outcome: 'cancelled' });
+    return { warnings: [`${event} hook ${label} was cancelled; its result was ignored.`] };
+  }
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -83,10 +100,13 @@ export async function runHook(spec: HookSpec, input: HookInput, options: RunHook
       new Promise<'timeout'>((resolve) => controller.signal.addEventListener('abort', () => resolve('timeout'), { once: true })),
     ]);
     if (answer === 'timeout') {
+      options.onFinished?.({ stdout: '', stderr: '', outcome: options.signal?.aborted ? 'cancelled' : 'error' });
       return { warnings: [`${event} hook ${label} ${options.signal?.aborted ? 'was cancelled' : 'timed out'}; its result was ignored.`] };
     }
+    options.onFinished?.({ stdout: answer === undefined || answer === null ? '' : JSON.stringify(answer), stderr: '', outcome: 'success' });
     return cutOutcome(interpretJSON(event, label, answer as HookJSONOutput | undefined));
   } catch (error) {
+    options.onFinished?.({ stdout: '', stderr: error instanceof Error ? error.message : String(error), outcome: 'error' });
     return { warnings: [`${event} hook ${label} failed: ${error instanceof Error ? error.message : String(error)}`] };
   } finally {
     timeout.unsubscribe();

@@ -13,7 +13,10 @@ export type HookEvent =
   | 'SessionStart'
   | 'SessionEnd'
   | 'Notification'
-  | 'PermissionRequest';
+  | 'PermissionRequest'
+  | 'PreCompact'
+  | 'SubagentStart'
+  | 'SubagentStop';
 
 /** Every hook event rxagent runs, as a runtime list (settings keys outside it are warned about). */
 export const HOOK_EVENTS: readonly HookEvent[] = [
@@ -26,6 +29,9 @@ export const HOOK_EVENTS: readonly HookEvent[] = [
   'SessionEnd',
   'Notification',
   'PermissionRequest',
+  'PreCompact',
+  'SubagentStart',
+  'SubagentStop',
 ];
 
 /** Fields every hook input carries. */
@@ -80,6 +86,21 @@ export type HookInput =
       readonly tool_name: string;
       readonly tool_input: unknown;
       readonly tool_use_id: string;
+    })
+  | (HookInputBase & {
+      readonly hook_event_name: 'PreCompact';
+      readonly trigger: 'manual' | 'auto';
+      readonly custom_instructions: string | null;
+    })
+  | (HookInputBase & { readonly hook_event_name: 'SubagentStart'; readonly agent_id: string; readonly agent_type: string })
+  | (HookInputBase & {
+      readonly hook_event_name: 'SubagentStop';
+      readonly stop_hook_active: boolean;
+      readonly agent_id: string;
+      readonly agent_type: string;
+      readonly agent_transcript_path: string;
+      /** The text of the subagent's final assistant message. */
+      readonly last_assistant_message: string;
     });
 
 /** What a hook may answer (JSON on stdout after exit 0, or a callback's return value). */

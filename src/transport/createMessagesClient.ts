@@ -31,7 +31,7 @@
  * @see {@link decodeSSE} which decodes each response body.
  */
 import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type SchedulerLike, throwError } from 'rxjs';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
@@ -86,6 +86,11 @@ export interface MessagesClientOptions {
   readonly maxResponseChars?: number;
   /** Max sockets of the pooled dispatcher per origin (default: unlimited). */
   readonly connections?: number;
+  /**
+   * Sends through this undici dispatcher instead of a pooled `Agent` (e.g. an `EnvHttpProxyAgent`
+   * for `HTTPS_PROXY`/`NO_PROXY`); the client owns it from then on (`close()` closes it).
+   */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** A {@link MessagesClient} that owns its HTTP connections: `close()` releases them. */
@@ -117,7 +122,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
   };
   // History messages are stringified once per client, not once per request (see requestBody.ts).
   const serializeBody = createRequestBodySerializer();
-  const dispatcher = new Agent(options.connections === undefined ? {} : { connections: options.connections });
+  const dispatcher = options.dispatcher ?? new Agent(options.connections === undefined ? {} : { connections: options.connections });
   const baseHeaders = {
     'x-api-key': apiKey,
     'anthropic-version': ANTHROPIC_VERSION,

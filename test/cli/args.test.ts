@@ -86,7 +86,7 @@ describe('Claude Code and Agent SDK spellings', () => {
       '--permission-prompt-tool=stdio', '--tools=Read,Bash', '--setting-sources=project,local', '--permission-mode=acceptEdits',
       '--include-partial-messages', '--include-hook-events', '--add-dir=/tmp', '--add-dir=/var', '--no-session-persistence',
       '--settings', '{"model":"x"}', '--allow-dangerously-skip-permissions', '--thinking=adaptive', '--debug-file=/tmp/d.log',
-      '--resume-session-at=abc', '--thinking-display=summarized', '--replay-user-messages',
+      '--resume=sess-1', '--resume-session-at=abc', '--thinking-display=summarized', '--replay-user-messages',
     ]);
     expect(o).toMatchObject({
       print: true,

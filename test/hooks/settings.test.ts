@@ -69,9 +69,9 @@ describe('loadSettings', () => {
   });
 
   test('unsupported events are ignored with a warning', async () => {
-    await writeFile(join(work, '.rxagent', 'settings.json'), JSON.stringify({ hooks: { PreCompact: [{ hooks: [hook('x')] }] } }));
+    await writeFile(join(work, '.rxagent', 'settings.json'), JSON.stringify({ hooks: { Setup: [{ hooks: [hook('x')] }] } }));
     const s = await loadSettings({ cwd: work, homeDir: home });
     expect(s.hooks).toEqual({});
-    expect(s.warnings).toEqual([`${join(work, '.rxagent', 'settings.json')}: hook event PreCompact is not supported; its hooks are ignored.`]);
+    expect(s.warnings).toEqual([`${join(work, '.rxagent', 'settings.json')}: hook event Setup is not supported; its hooks are ignored.`]);
   });
 });

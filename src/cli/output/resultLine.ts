@@ -4,6 +4,7 @@
  * controlled stops are successes, `max_turns` and the cost cap have their own subtypes, and every
  * other error or cancellation is `error_during_execution`.
  */
+import { apiErrorText } from './apiErrorText.js';
 import type { LoopError, TerminalEvent, TerminalReason } from '../../loop/types.js';
 import { assertNever } from '../../util/assertNever.js';
 import type { ModelUsage, ResultLine, ResultSubtype } from '../outputSchemas.js';
@@ -81,9 +82,7 @@ export function describeTerminal(terminal: Pick<TerminalEvent, 'reason' | 'error
 }
 
 function describeError(reason: TerminalReason, error: LoopError): string {
-  const status = error.status !== undefined ? `API error ${error.status}${error.errorType ? ` (${error.errorType})` : ''}: ` : '';
-  const text = status !== '' && error.message.includes(String(error.status)) ? error.message : `${status}${error.message}`;
-  return `${text} [${reason}]`;
+  return apiErrorText(error) ?? `${error.message} [${reason}]`;
 }
 
 export function buildResultLine(terminal: TerminalEvent, facts: ResultFacts): ResultLine {

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { MessageParam } from '../../protocol/content.js';
+import type { LoopEvent } from '../../loop/types.js';
 import type { CliOptions } from '../args.js';
 import type { PreparedRun, RunEnvironment } from '../buildRun.js';
 import type { OutputLine } from '../outputSchemas.js';
@@ -34,6 +35,8 @@ export interface StreamJsonIO {
   readonly writeErr: (text: string) => void;
   /** Bound on each answer the host owes us (default `DEFAULT_HOST_TIMEOUT_MS`). */
   readonly hostTimeoutMs?: number;
+  /** Sees every loop event of every turn (the debug log). */
+  readonly onEvent?: (event: LoopEvent) => void;
 }
 
 /** Builds the run from options and the session's extra environment (host hooks, host ask). */
@@ -135,7 +138,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
         if (stdinEnded) resolve();
         return;
       }
-      const turn = startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send });
+      const turn = startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send, ...(io.onEvent ? { onEvent: io.onEvent } : {}) });
       current = turn;
       void turn.done.then((code) => {
         lastCode = code;

@@ -19,6 +19,8 @@ export interface TurnOptions {
   readonly prompt: MessageParam;
   readonly includePartialMessages: boolean;
   readonly emit: (line: OutputLine) => void;
+  /** Sees every loop event (the debug log). */
+  readonly onEvent?: (event: LoopEvent) => void;
 }
 
 export interface RunningTurn {
@@ -48,6 +50,7 @@ export function startTurn(options: TurnOptions): RunningTurn {
   const startedAt = Date.now();
 
   const deliver = (event: LoopEvent) => {
+    options.onEvent?.(event);
     if (event.type === 'terminal') {
       terminal = event;
       if (event.messages) run.history = event.messages;

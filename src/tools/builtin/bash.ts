@@ -13,17 +13,22 @@ export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
 
-export const bashInputSchema = z.strictObject({
-  command: z.string().min(1).describe('The command to run with bash -c in the working directory.'),
-  timeout: z
-    .number()
-    .int()
-    .positive()
-    .max(BASH_MAX_TIMEOUT_MS)
-    .optional()
-    .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS}).`),
-  description: z.string().optional().describe('A few words saying what the command does, for the user.'),
-});
+/** The input schema for given timeout limits (the command's BASH_DEFAULT_TIMEOUT_MS / BASH_MAX_TIMEOUT_MS). */
+export function bashInputSchemaFor(defaultTimeoutMs: number, maxTimeoutMs: number) {
+  return z.strictObject({
+    command: z.string().min(1).describe('The command to run with bash -c in the working directory.'),
+    timeout: z
+      .number()
+      .int()
+      .positive()
+      .max(maxTimeoutMs)
+      .optional()
+      .describe(`Timeout in milliseconds (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}).`),
+    description: z.string().optional().describe('A few words saying what the command does, for the user.'),
+  });
+}
+
+export const bashInputSchema = bashInputSchemaFor(BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
 export type BashInput = z.infer<typeof bashInputSchema>;
 
 /** A command that ran but failed (non-zero exit, signal, timeout); the message carries its output. */
@@ -36,6 +41,12 @@ export interface BashToolOptions {
   /** Wait between SIGTERM and SIGKILL of the process group (default 2000 ms). */
   readonly killGraceMs?: number;
   readonly maxOutputChars?: number;
+  /** A call's timeout when the model gives none (default 120 s). */
+  readonly defaultTimeoutMs?: number;
+  /** The largest timeout the model may ask for (default 600 s; never below the default). */
+  readonly maxTimeoutMs?: number;
+  /** The commands' environment (default: this process's, without rxagent's credentials). */
+  readonly env?: NodeJS.ProcessEnv;
   /**
    * Where commands run: the run's OS sandbox (see `createSandbox`). `createBuiltinTools` gives
    * one for the workspace by default; without any, commands run unconfined.
@@ -54,18 +65,20 @@ export interface BashToolOptions {
  */
 export function bashTool(workspace: Workspace, options: BashToolOptions = {}): ToolSpec<BashInput, string> {
   const maxOutputChars = options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS;
+  const maxTimeoutMs = Math.max(options.maxTimeoutMs ?? BASH_MAX_TIMEOUT_MS, defaultTimeoutMs);
   return {
     name: 'Bash',
     description:
       'Runs a bash command in the working directory and returns its combined stdout and stderr with the exit code. ' +
-      `Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s; on timeout the command and ` +
+      `Default timeout ${defaultTimeoutMs / 1000} s, at most ${maxTimeoutMs / 1000} s; on timeout the command and ` +
       `everything it started are stopped. Output beyond ${maxOutputChars} characters is cut. Each call starts a fresh ` +
       'shell (cd does not persist). Prefer Read, Glob and Grep for reading and searching files.',
-    inputSchema: bashInputSchema,
+    inputSchema: defaultTimeoutMs === BASH_DEFAULT_TIMEOUT_MS && maxTimeoutMs === BASH_MAX_TIMEOUT_MS ? bashInputSchema : bashInputSchemaFor(defaultTimeoutMs, maxTimeoutMs),
     isConcurrencySafe: (input) => isReadOnlyBashCommand(input.command),
     interruptBehavior: 'cancel',
     call(input, ctx) {
-      const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+      const timeoutMs = input.timeout ?? defaultTimeoutMs;
       // A command auto-allowed as read-only gets a read-only workspace too: a wrong
       // classification then still cannot write.
       const mode = typeof options.permissionMode === 'function' ? options.permissionMode() : (options.permissionMode ?? 'default');
@@ -77,8 +90,9 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
         timeoutMs,
         combineOutput: true,
         maxOutputChars,
+        ...(options.env ? { env: options.env } : {}),
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-      }).pipe(map((result): ToolYield<string> => ({ type: 'outcome', output: describeSuccess(result, timeoutMs) })));
+      }).pipe(map((result): ToolYield<string> => ({ type: 'outcome', output: describeSuccess(result, timeoutMs, maxTimeoutMs) })));
       // Abort arrives as a signal too (interrupt, batch timeout); answering it with an error
       // unsubscribes run$, which ends the process group. An already aborted signal wins before
       // run$ is subscribed, so nothing is started.
@@ -93,14 +107,14 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
 }
 
 /** The text for a command that exited 0; anything else is thrown as `CommandFailed`. */
-function describeSuccess(result: ProcessGroupResult, timeoutMs: number): string {
+function describeSuccess(result: ProcessGroupResult, timeoutMs: number, maxTimeoutMs: number): string {
   let text = result.output.replace(/\n$/, '');
   if (result.outputDropped > 0) {
     text += `\n[Output cut: ${result.outputDropped} more characters not shown. Redirect to a file and Read it, or filter with head/grep.]`;
   }
   if (result.timedOut) {
     throw new CommandFailed(
-      `${text}\n[The command timed out after ${timeoutMs} ms and was stopped with everything it started. Pass a larger timeout (max ${BASH_MAX_TIMEOUT_MS} ms) or run something shorter.]`.trimStart(),
+      `${text}\n[The command timed out after ${timeoutMs} ms and was stopped with everything it started. Pass a larger timeout (max ${maxTimeoutMs} ms) or run something shorter.]`.trimStart(),
     );
   }
   if (result.exitCode !== 0) {
