@@ -177,12 +177,12 @@ describe.concurrent('flags Claude Code scripts and the Agent SDK pass', () => {
     expect(run.stdout).toBe('');
     const lines = run.stderr.trim().split('\n');
     expect(lines.filter((l) => l.startsWith('API Error (529 overloaded_error) · retrying in'))).toHaveLength(2);
-    expect(lines.at(-1)).toMatch(/^API Error: 529 Overloaded \(request id req_\w+\)$/);
+    expect(lines.at(-1)).toMatch(/^API Error: 529 overloaded_error: Overloaded \(request id req_\w+\)$/);
 
     const stream = await runAgainst([busy, busy, busy], ['-p', 'hi', '--output-format', 'stream-json', '--verbose'], { ...box, env: { RXAGENT_MAX_RETRIES: '2' } });
     const result = parseLines(stream.stdout).find((l) => l.type === 'result')!;
     expect(result).toMatchObject({ is_error: true });
-    expect(result.result).toMatch(/^API Error: 529 Overloaded/);
+    expect(result.result).toMatch(/^API Error: 529 overloaded_error: Overloaded/);
     // stream-json has its api_retry lines: no notices on stderr there.
     expect(stream.stderr).not.toContain('retrying in');
   });

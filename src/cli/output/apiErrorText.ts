@@ -2,13 +2,14 @@
  * API failures in Claude Code's words: `API Error: <status> <message>`, the line scripts written
  * for `claude -p` look for (text mode's final stderr line, the result's `errors`, the interactive
  * view). The transport's own message starts `HTTP <status> <type>: ` (it is also read in logs);
- * that prefix is the status said twice, so only the API's message follows the status here.
+ * the status is said once here, followed by the error type and the API's message.
  */
 import type { LoopError } from '../../loop/types.js';
 
 export function apiErrorText(error: Pick<LoopError, 'status' | 'message'>): string | undefined {
   if (error.status === undefined) return undefined;
-  const detail = error.message.replace(new RegExp(`^HTTP ${error.status} (?:[a-z_]+: )?`), '');
+  // The error type stays (`overloaded_error: Overloaded`): Claude Code's line carries it too, in the body it prints.
+  const detail = error.message.replace(new RegExp(`^HTTP ${error.status} `), '');
   return `API Error: ${error.status} ${detail}`;
 }
 
