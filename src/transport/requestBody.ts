@@ -23,6 +23,9 @@ import type { MessagesRequest } from '../protocol/request.js';
 /** Array members of the request whose items are cached one by one. */
 const CACHED_ARRAYS: ReadonlySet<string> = new Set(['messages', 'tools']);
 
+/** Shared by every body: most framing between two cached items is this one byte. */
+const COMMA = Buffer.from(',');
+
 /** Set by the test suite: every body is compared with a full `JSON.stringify`. */
 const VERIFY = process.env['RXAGENT_VERIFY_REQUEST_JSON'] === '1';
 
@@ -44,10 +47,21 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
     // A custom toJSON on the request decides its whole form: nothing to assemble.
     if (typeof fields['toJSON'] === 'function') return Buffer.from(JSON.stringify({ ...request, stream: true }));
     const parts: Buffer[] = [];
+    let total = 0;
     /** JSON text not yet in `parts`: the framing between cached items is gathered here. */
     let pending = '{';
     let first = true;
     let streamWritten = false;
+    const push = (bytes: Buffer): void => {
+      parts.push(bytes);
+      total += bytes.length;
+    };
+    /** Moves `pending` into `parts`; the usual lone comma between two items is one shared buffer. */
+    const flush = (): void => {
+      if (pending === '') return;
+      push(pending === ',' ? COMMA : Buffer.from(pending));
+      pending = '';
+    };
     const member = (key: string, json: string): void => {
       pending += `${first ? '' : ','}${JSON.stringify(key)}:${json}`;
       first = false;
@@ -72,9 +86,8 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
             bytes = Buffer.from(JSON.stringify(item) ?? 'null');
             cache.set(item, bytes);
           }
-          parts.push(Buffer.from(pending));
-          pending = '';
-          parts.push(bytes);
+          flush();
+          push(bytes);
         }
         pending += ']';
       } else {
@@ -83,8 +96,10 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
       }
     }
     if (!streamWritten) member('stream', 'true');
-    parts.push(Buffer.from(`${pending}}`));
-    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    pending += '}';
+    flush();
+    // One allocation of the known size: no per-piece buffers beyond the framing.
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
   }
 
   if (!(options.verify ?? VERIFY)) return serialize;
