@@ -5,11 +5,12 @@
  * worker's model and tool spans are one trace at the OTLP receiver. Real PostgreSQL (throw-away
  * cluster), real processes, the scripted model and the receiver on 127.0.0.1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, removeSandboxes, runCli } from '../cli/helpers.js';
+import { assertBuilt, makeSandbox, removeSandboxes, runCli } from '../cli/helpers.js';
 import { eventually } from '../eventually.js';
+import { spawnWorker } from './workerProcess.js';
 import { attr, startOtlpReceiver, type OtlpReceiver } from './otlpReceiver.js';
 import { pgUnavailableReason, startPgCluster, type PgCluster } from './pgCluster.js';
 
@@ -51,12 +52,7 @@ describe.skipIf(pgUnavailableReason !== undefined)('trace context through the jo
     expect(submitted.code).toBe(0);
     const jobId = submitted.stdout.trim();
 
-    const box = makeSandbox({ 'note.txt': 'the note\n' });
-    worker = spawn(process.execPath, [CLI, 'worker', '--session-store', url, '--queue', url, '--concurrency', '1'], {
-      cwd: box.cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.baseURL, ...telemetry, OTEL_SERVICE_NAME: 'worker' },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    worker = spawnWorker({ url, modelBaseURL: server.baseURL, concurrency: 1, leaseSeconds: 30, env: { ...telemetry, OTEL_SERVICE_NAME: 'worker' } }).child;
     const result = await runCli(['result', '--queue', url, '--wait', jobId], submitter);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ subtype: 'success', result: 'Read it.' });

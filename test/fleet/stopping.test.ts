@@ -6,24 +6,18 @@
  * cluster), real worker processes, the scripted model on 127.0.0.1; every wait is for an event
  * (a line on the worker's stderr, a request at the server, a job's state), never a duration.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openRunQueue, type RunQueue } from '../../src/fleet/queue/runQueue.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { gate, type Gate } from '../../src/testing/gate.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, removeSandboxes } from '../cli/helpers.js';
+import { assertBuilt, removeSandboxes } from '../cli/helpers.js';
 import { eventually } from '../eventually.js';
+import { spawnWorker, type WorkerProcess } from './workerProcess.js';
 import { pgUnavailableReason, startPgCluster, type PgCluster } from './pgCluster.js';
 
 const LEASE_SECONDS = 3;
-
-interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  readonly stderr: () => string;
-}
 
 describe.skipIf(pgUnavailableReason !== undefined)('stopping a worker', () => {
   let cluster: PgCluster;
@@ -50,18 +44,7 @@ describe.skipIf(pgUnavailableReason !== undefined)('stopping a worker', () => {
   };
 
   const startWorker = (): WorkerProcess => {
-    const box = makeSandbox({ 'note.txt': 'the note\n' });
-    const child = spawn(process.execPath, [CLI, 'worker', '--session-store', url, '--queue', url, '--concurrency', '1'], {
-      cwd: box.cwd,
-      env: {
-        PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.baseURL,
-        RXAGENT_JOB_LEASE_SECONDS: String(LEASE_SECONDS), RXAGENT_SESSION_LEASE_MS: String(LEASE_SECONDS * 1000),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const worker = { child, exited: new Promise<number | null>((r) => child.once('exit', (code) => r(code))), stderr: () => stderr };
+    const worker = spawnWorker({ url, modelBaseURL: server.baseURL, concurrency: 1, leaseSeconds: LEASE_SECONDS });
     workers.push(worker);
     return worker;
   };

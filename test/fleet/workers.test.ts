@@ -5,7 +5,6 @@
  * every transcript must give each tool_use exactly one tool_result, and every request the model
  * server saw must be valid.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openRunQueue, type RunQueue } from '../../src/fleet/queue/runQueue.js';
@@ -15,19 +14,12 @@ import { gate } from '../../src/testing/gate.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, removeSandboxes, runCli } from '../cli/helpers.js';
+import { assertBuilt, makeSandbox, removeSandboxes, runCli } from '../cli/helpers.js';
 import { eventually } from '../eventually.js';
+import { spawnWorker, type WorkerProcess } from './workerProcess.js';
 import { pgUnavailableReason, startPgCluster, type PgCluster } from './pgCluster.js';
 
 const LEASE_SECONDS = 3;
-
-interface RunningWorker {
-  readonly child: ChildProcess;
-  readonly started: Set<string>;
-  readonly completed: Set<string>;
-  readonly exited: Promise<unknown>;
-  stderr: string;
-}
 
 /** The kill test's jobs (its prompts say so); the other test's runs are never held. */
 const isKillTestRequest = (request: MessagesRequest | undefined) => JSON.stringify(request?.messages[0]?.content).includes('job number');
@@ -50,23 +42,10 @@ describe.skipIf(pgUnavailableReason !== undefined)('workers taking runs from the
   let queue: RunQueue;
   let server: ScriptedServer;
   const release = gate();
-  const workers: RunningWorker[] = [];
+  const workers: WorkerProcess[] = [];
 
-  const startWorkerProcess = (): RunningWorker => {
-    const box = makeSandbox({ 'note.txt': 'the note\n' });
-    const child = spawn(process.execPath, [CLI, 'worker', '--session-store', url, '--queue', url, '--concurrency', '2'], {
-      cwd: box.cwd,
-      env: {
-        PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.baseURL,
-        RXAGENT_JOB_LEASE_SECONDS: String(LEASE_SECONDS), RXAGENT_SESSION_LEASE_MS: String(LEASE_SECONDS * 1000),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const worker: RunningWorker = { child, started: new Set(), completed: new Set(), exited: new Promise((r) => child.once('exit', r)), stderr: '' };
-    child.stderr!.on('data', (chunk: Buffer) => {
-      worker.stderr += chunk.toString();
-      for (const [, id, what] of worker.stderr.matchAll(/job (\S+) (started|completed)/g)) (what === 'started' ? worker.started : worker.completed).add(id!);
-    });
+  const startWorkerProcess = (): WorkerProcess => {
+    const worker = spawnWorker({ url, modelBaseURL: server.baseURL, concurrency: 2, leaseSeconds: LEASE_SECONDS });
     workers.push(worker);
     return worker;
   };
