@@ -20,7 +20,7 @@ export { agentLoop } from './loop/agentLoop.js';
 export type { AgentLoopOptions } from './loop/options.js';
 export { createAgentRun } from './loop/createAgentRun.js';
 export type { AgentRun, SubmitHandle, SubmitOptions } from './loop/createAgentRun.js';
-export type { Submission } from './loop/runInput.js';
+export type { Submission, SubmissionAck } from './loop/runInput.js';
 export { agentLoopWithSubagents } from './agents/agentTree.js';
 export type { AgentTreeOptions, SubagentOptions } from './agents/agentTree.js';
 export { createAgentTreeRun } from './agents/createAgentTreeRun.js';

@@ -40,6 +40,8 @@ import {
   catchError,
   concat,
   from,
+  ignoreElements,
+  tap,
 } from 'rxjs';
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { ConfigurationError, SubagentLimitError } from '../errors.js';
@@ -48,7 +50,7 @@ import { withMcpServers } from '../mcp/withMcpServers.js';
 import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
 import { addUsage, createCostBudget, ZERO_USAGE } from '../loop/pricing.js';
 import { createRunContext, type RunContext } from '../loop/runContext.js';
-import type { QueuedCommand } from '../loop/runInput.js';
+import { commandOf, type QueuedCommand } from '../loop/runInput.js';
 import type { LoopHooks, TranscriptSink } from '../loop/seams.js';
 import type { CommandStatus, LoopEvent, QueryTracking, TerminalEvent, UsageTotals } from '../loop/types.js';
 import type { MessageParam } from '../protocol/content.js';
@@ -139,17 +141,8 @@ export function agentLoopWithSubagents(options: AgentTreeOptions): Observable<Lo
   return withMcpServers(options, (withTools) => defer(() => rootTree(withTools)));
 }
 
-/**
- * Where a run handle's submissions enter the ROOT loop (`createAgentTreeRun`). The tree calls
- * `bind` once per subscription with its entry point; `early` holds what was submitted before.
- */
-export interface TreeInput {
-  readonly early: readonly QueuedCommand[];
-  bind(submit: (command: QueuedCommand) => boolean): void;
-}
-
-/** The top-level tree (depth 0), optionally taking submissions (see `createAgentTreeRun`). */
-export function rootTree(options: AgentTreeOptions, input?: TreeInput): Observable<LoopEvent> {
+/** The top-level tree (depth 0); its root loop reads `options.input$` (see `createAgentTreeRun`). */
+export function rootTree(options: AgentTreeOptions): Observable<LoopEvent> {
   return treeNode(
     options,
     {
@@ -161,7 +154,6 @@ export function rootTree(options: AgentTreeOptions, input?: TreeInput): Observab
         ...(options.agents?.maxPerRun !== undefined ? { maxPerRun: options.agents.maxPerRun } : {}),
       }),
     },
-    input,
   );
 }
 
@@ -176,7 +168,7 @@ interface Totals {
   readonly lastText: string | undefined;
 }
 
-function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput): Observable<LoopEvent> {
+function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopEvent> {
   const { agents: agentOptions, ...loopOptions } = options;
   const agents = agentOptions ?? {};
   const maxDepth = agents.maxDepth ?? DEFAULT_MAX_AGENT_DEPTH;
@@ -211,34 +203,43 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
   let running = 0;
   let tracking: QueryTracking = { chainId, depth: 0 };
 
-  // Submissions (root only). While a phase runs they go into its loop's queue, exactly as with
-  // `createAgentRun`. Between phases (the root's turn ended and the tree waits for children) they
-  // wait in `inbox` and, like a notification, start the next phase as (part of) its prompt.
-  const inbox: QueuedCommand[] = [...(input?.early ?? [])];
+  // Submissions (`input$`, read by the root only: children are built without it). While a phase
+  // runs they go into its loop's input, exactly as with `createAgentRun`. Between phases (before
+  // the first, or the root's turn ended and the tree waits for children) they wait in `inbox`
+  // and, like a notification, start the next phase as (part of) its prompt.
+  const inbox: QueuedCommand[] = [];
   /** User commands not yet absorbed, by id: a phase that discards them may hand them on. */
-  const unabsorbed = new Map<string, QueuedCommand>(inbox.map((c) => [c.id, c]));
+  const unabsorbed = new Map<string, QueuedCommand>();
   /** Discarded by the phase that just ended; carried into the next phase if there is one. */
   const held: QueuedCommand[] = [];
   /** Set once the tree's own terminal is decided: later submissions are refused. */
   let closed = false;
   const outOfPhase$ = new Subject<LoopEvent>();
   const lifecycleOf = (id: string, status: CommandStatus): LoopEvent => ({ type: 'command_lifecycle', id, status, ...tracking });
-  input?.bind((command) => {
+  const route = (command: QueuedCommand): boolean => {
     if (closed) return false;
     unabsorbed.set(command.id, command);
     const ctx = current;
-    if (ctx?.input.receive(command)) return true;
+    if (ctx?.input.submit(command)) return true;
     inbox.push(command);
     outOfPhase$.next(lifecycleOf(command.id, 'queued'));
     arrivals$.next();
     return true;
-  });
+  };
+  const input$ = options.input$;
+  const acks = options.inputAcks;
+  const received$: Observable<never> = input$
+    ? input$.pipe(
+        tap((submission) => acks?.next({ id: submission.id, accepted: route(commandOf(submission)) })),
+        ignoreElements(),
+      )
+    : EMPTY;
 
   const deliver = (text: string): void => {
     const notice: Notice = { id: `${chainId}:notification-${++noticeCount}`, text };
     undelivered.push(notice);
     noticeIds.add(notice.id);
-    current?.input.queue.push({ id: notice.id, content: [{ type: 'text', text }], interrupt: false });
+    current?.input.notify({ id: notice.id, content: [{ type: 'text', text }], interrupt: false });
     arrivals$.next();
   };
 
@@ -374,7 +375,7 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
     defer(() => {
       const hooks = first ? options.hooks : withoutPromptHook(options.hooks);
       const remaining = options.maxTurns === undefined ? undefined : options.maxTurns - totals.turns;
-      const { maxTurns: _maxTurns, hooks: _hooks, messages: _messages, prompt: _prompt, parentUuid, ...rest } = loopOptions;
+      const { maxTurns: _maxTurns, hooks: _hooks, messages: _messages, prompt: _prompt, input$: _input, inputAcks: _acks, parentUuid, ...rest } = loopOptions;
       const ctx = createRunContext({
         ...rest,
         tools,
@@ -388,19 +389,14 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
         ...(hooks ? { hooks } : {}),
       });
       current = ctx;
-      // The first phase absorbs early submissions like `createAgentRun` does (after the first
-      // batch); a later phase carries its submissions in its prompt, already started.
-      const early = first ? inbox.splice(0) : [];
-      ctx.input.queue.push(...early);
+      // The first phase absorbs early submissions (already reported queued by the router) like
+      // `createAgentRun` does, after the first batch; a later phase carries its submissions in
+      // its prompt, already started.
+      if (first) for (const c of inbox.splice(0)) ctx.input.notify(c);
       const commands = start.commands ?? [];
-      for (const c of commands) {
-        unabsorbed.delete(c.id);
-        ctx.input.started.push({ id: c.id, seen: false });
-      }
-      const lifecycle$ = concat(
-        from([...early.map((c) => lifecycleOf(c.id, 'queued')), ...commands.map((c) => lifecycleOf(c.id, 'started'))]),
-        ctx.input.lifecycle$.pipe(map(({ id, status }) => lifecycleOf(id, status))),
-      );
+      for (const c of commands) unabsorbed.delete(c.id);
+      ctx.input.adopt(commands.map((c) => c.id));
+      const lifecycle$ = concat(from(commands.map((c) => lifecycleOf(c.id, 'started'))), ctx.input.lifecycle$);
       return loopOf(ctx, lifecycle$).pipe(
         mergeMap((event): Observable<LoopEvent> => {
           if (event.type === 'command_lifecycle' && noticeIds.has(event.id)) {
@@ -478,6 +474,8 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig, input?: TreeInput
       takeUntil(done$),
     ),
     outOfPhase$.pipe(takeUntil(done$)),
+    // After outOfPhase$: submissions made before the start are reported queued through it.
+    received$.pipe(takeUntil(done$)),
     first.pipe(finalize(() => done$.next())),
   ).pipe(
     finalize(() => {

@@ -1,5 +1,5 @@
 /**
- * `createAgentTreeRun(options)`: the agent tree (`agentLoopWithSubagents`) plus an input queue,
+ * `createAgentTreeRun(options)`: the agent tree (`agentLoopWithSubagents({ input$ })`) plus an input queue,
  * with the same contract as `createAgentRun` (SPEC §9): `submit()` hands the ROOT loop user input
  * while the tree runs, and each submission reports `command_lifecycle` events (`queued`,
  * `started`, then `completed` / `cancelled` / `discarded`).
@@ -19,44 +19,11 @@
  *                                            with the batch's results), T transition
  * ```
  */
-import { defer, finalize } from 'rxjs';
-import { toBlocks, type AgentRun } from '../loop/createAgentRun.js';
-import type { QueuedCommand } from '../loop/runInput.js';
-import { rootTree, type AgentTreeOptions } from './agentTree.js';
+import { runHandle, type AgentRun } from '../loop/runHandle.js';
+import { agentLoopWithSubagents, type AgentTreeOptions } from './agentTree.js';
 
 /** Runs an agent tree whose root takes user input while it runs; subscribe to `events$` once. */
 export function createAgentTreeRun(options: AgentTreeOptions): AgentRun {
-  let enter: ((command: QueuedCommand) => boolean) | undefined;
-  let ended = false;
-  // Submissions made before subscribe enter the first phase's queue.
-  const early: QueuedCommand[] = [];
-  let counter = 0;
-
-  const events$ = defer(() =>
-    rootTree(options, {
-      early: early.splice(0),
-      bind: (submit) => {
-        enter = submit;
-      },
-    }).pipe(
-      finalize(() => {
-        ended = true;
-        enter = undefined;
-      }),
-    ),
-  );
-
-  return {
-    events$,
-    submit(input, submitOptions = {}) {
-      const id = submitOptions.id ?? `cmd-${++counter}`;
-      if (ended) return { id, accepted: false };
-      const command: QueuedCommand = { id, content: toBlocks(input), interrupt: submitOptions.interrupt ?? false };
-      if (!enter) {
-        early.push(command);
-        return { id, accepted: true };
-      }
-      return { id, accepted: enter(command) };
-    },
-  };
+  // The same handle as createAgentRun: the tree reads `input$` and acknowledges each submission.
+  return runHandle((input) => agentLoopWithSubagents({ ...options, ...input }));
 }

@@ -3,13 +3,13 @@
  * This file holds only the `expand` composition; one iteration is `iteration`, its decisions
  * are the pure `decide*` functions, and every continue builds a new State in `transitions.ts`.
  */
-import { defer, EMPTY, expand, filter, finalize, ignoreElements, map, merge, Subject, subscribeOn, takeUntil, tap, type Observable, type MonoTypeOperatorFunction } from 'rxjs';
+import { defer, EMPTY, expand, filter, finalize, ignoreElements, merge, Subject, subscribeOn, takeUntil, tap, type Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import { withMcpServers } from '../mcp/withMcpServers.js';
 import { isContinue, type Continue, type IterationOutput } from './events.js';
 import { setup } from './initialState.js';
 import { iteration } from './iteration.js';
 import type { AgentLoopOptions } from './options.js';
-import { commandOf } from './runInput.js';
+import { commandOf, type Submission } from './runInput.js';
 import { createRunContext, type RunContext } from './runContext.js';
 import { isControlledTerminal, type LoopEvent } from './types.js';
 
@@ -48,18 +48,23 @@ export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
   // MCP servers (when configured) connect first and close with the loop.
   return withMcpServers(options, (opts) => defer(() => {
     const ctx = createRunContext(opts);
-    const input$ = opts.input$;
-    if (!input$) return loopOf(ctx);
-    // Submissions go through the run's one router; their fate comes back as lifecycle events.
-    const received$ = input$.pipe(
-      tap((submission) => ctx.input.receive(commandOf(submission))),
-      ignoreElements(),
-    );
-    const lifecycle$ = ctx.input.lifecycle$.pipe(
-      map(({ id, status }): LoopEvent => ({ type: 'command_lifecycle', id, status, ...ctx.input.tracking })),
-    );
-    return loopOf(ctx, merge(lifecycle$, received$));
+    return opts.input$ ? loopOf(ctx, readInput(ctx, opts.input$, opts.inputAcks)) : loopOf(ctx);
   }));
+}
+
+/**
+ * The submissions of `input$` into the run's input scan, each acknowledged at once; their
+ * `queued` events (and, later, the rest of their lifecycle) come out with the loop's events.
+ */
+export function readInput(ctx: RunContext, input$: Observable<Submission>, acks: AgentLoopOptions['inputAcks']): Observable<LoopEvent> {
+  const received$ = input$.pipe(
+    tap((submission) => {
+      const accepted = ctx.input.submit(commandOf(submission));
+      acks?.next({ id: submission.id, accepted });
+    }),
+    ignoreElements(),
+  );
+  return merge(ctx.input.lifecycle$, received$);
 }
 
 /** The composition itself, over a prepared context (shared with `createAgentRun`). */
@@ -106,13 +111,8 @@ function settleInputAtTerminal(ctx: RunContext): MonoTypeOperatorFunction<LoopEv
           tap({
             next: (event) => {
               if (event.type !== 'terminal') return;
-              input.inputClosed = true;
-              const tracking = { chainId: event.chainId, depth: event.depth };
-              const ok = isControlledTerminal(event.reason);
-              for (const { id, seen } of input.started.splice(0)) {
-                settled$.next({ type: 'command_lifecycle', id, status: ok ? 'completed' : 'cancelled', seenByModel: seen, ...tracking });
-              }
-              for (const command of input.queue.splice(0)) settled$.next({ type: 'command_lifecycle', id: command.id, status: 'discarded', ...tracking });
+              const settled = input.close(isControlledTerminal(event.reason), { chainId: event.chainId, depth: event.depth });
+              for (const lifecycle of settled) settled$.next(lifecycle);
             },
             complete: () => settled$.complete(),
             error: (error: unknown) => settled$.error(error),

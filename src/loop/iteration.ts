@@ -79,7 +79,7 @@ function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[]): Obse
 function settle(ctx: RunContext, log: IterationLog, decision: SettledDecision, absorb: () => readonly TextBlock[]): SettledDecision {
   const aborted = ctx.abortCause() !== undefined;
   // Input submitted while the turn was ending is not dropped: it starts the next turn.
-  if (!aborted && ctx.input.queue.length > 0 && takesQueuedInput(decision)) {
+  if (!aborted && ctx.input.state().queue.length > 0 && takesQueuedInput(decision)) {
     return withQueuedInput(log.latest.state, decision, [...absorb()], ctx.newId(), ctx.decideConfig.maxTurns);
   }
   // A continue decided after an abort (e.g. while a hook ran) still ends the run aborted.

@@ -65,7 +65,7 @@ export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly T
 function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]): Observable<IterationOutput> {
   return defer(() => {
     log.latest = newAttempt(state);
-    ctx.input.interruptible = true;
+    ctx.input.setInterruptible(true);
     ctx.input.markSeen();
     const env: FoldEnv = { newId: ctx.newId, prices: ctx.prices, repeatedToolCallLimit: ctx.repeatedToolCallLimit, interactive: ctx.options.interactive === true, budgeted: ctx.budget !== undefined };
     const seed: AttemptStep = { attempt: log.latest, events: [] };
@@ -77,9 +77,7 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
           shared: state.shared,
           hooks: ctx.options.hooks,
           canUseTool: ctx.options.canUseTool,
-          onInterruptibleChange: (interruptible) => {
-            ctx.input.interruptible = interruptible;
-          },
+          onInterruptibleChange: (interruptible) => ctx.input.setInterruptible(interruptible),
           allowDefer: ctx.options.interactive !== true,
         }),
       );

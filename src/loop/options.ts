@@ -9,7 +9,7 @@ import type { CanUseTool, ToolHooks } from '../tools/hooks.js';
 import type { ContextGovernor, LoopHooks, TranscriptSink } from './seams.js';
 import type { CostBudget, PriceTable } from './pricing.js';
 import type { McpServersConfig } from '../mcp/config.js';
-import type { Submission } from './runInput.js';
+import type { Submission, SubmissionAck } from './runInput.js';
 
 /** What the loop hands the tool scheduler of one iteration (a fresh one each time). */
 export interface ToolSchedulerInput {
@@ -110,6 +110,12 @@ export interface AgentLoopOptions {
    * Subscribed with the loop; submissions after the terminal are not read.
    */
   readonly input$?: Observable<Submission>;
+  /**
+   * Told, synchronously as the loop reads each submission of `input$`, whether it was taken:
+   * `accepted: false` once the terminal is being delivered (the input has closed; nothing was
+   * queued). A `Subject` fits. A submission the loop no longer reads (after its end) gets none.
+   */
+  readonly inputAcks?: { next(ack: SubmissionAck): void };
   /** Aborting ends the loop with `aborted_streaming` / `aborted_tools` (a terminal is emitted). */
   readonly signal?: AbortSignal;
   /** Query tracking: defaults to a fresh uuid and 0. */

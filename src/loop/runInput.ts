@@ -1,17 +1,17 @@
 /**
- * The input side of one run: submitted commands waiting to be absorbed, the ones absorbed and
- * not yet settled, and the interrupt switch. `createAgentRun` and the agent tree push into it;
- * the iteration absorbs from it after a tool batch (SPEC §9).
+ * The input side of one run: a `scan` of `stepInput` (inputState.ts) over one action stream —
+ * the run's submissions (`agentLoop({ input$ })`, the agent tree's router) and the loop's own
+ * actions (absorb after a tool batch, a request carrying the absorbed input, the scheduler's
+ * interruptible switch, the close at the terminal). Each action is applied synchronously, in
+ * order, so the one who dispatched it reads its step at once: that is how a submission learns
+ * on the spot whether it was taken (`accepted`), and how the iteration gets what it absorbed.
  */
-import { Subject, type Observable } from 'rxjs';
+import { map, scan, Subject, type Observable } from 'rxjs';
 import type { MessageParam, TextBlock } from '../protocol/content.js';
-import type { CommandStatus, LoopEvent, QueryTracking } from './types.js';
+import { INITIAL_INPUT, stepInput, type InputAction, type InputState, type InputStep, type LifecycleChange, type QueuedCommand } from './inputState.js';
+import type { LoopEvent, QueryTracking } from './types.js';
 
-export interface QueuedCommand {
-  readonly id: string;
-  readonly content: readonly TextBlock[];
-  readonly interrupt: boolean;
-}
+export type { QueuedCommand } from './inputState.js';
 
 /**
  * One piece of user input for a running loop (`agentLoop({ input$ })`): absorbed after the
@@ -21,6 +21,16 @@ export interface Submission {
   readonly id: string;
   readonly input: string | MessageParam;
   readonly interrupt?: boolean;
+}
+
+/**
+ * The loop's answer to one submission, given synchronously as it reads it from `input$`
+ * (`agentLoop({ inputAcks })`): `accepted: false` once the input closed (the terminal is being
+ * delivered; nothing was queued). A submission the loop no longer reads gets no answer.
+ */
+export interface SubmissionAck {
+  readonly id: string;
+  readonly accepted: boolean;
 }
 
 /** A submission as the command the queue keeps (its text blocks; non-text parts dropped). */
@@ -38,68 +48,74 @@ export function toBlocks(input: string | MessageParam): TextBlock[] {
 export interface RunInput {
   /** Tracking of the current iteration, for lifecycle events produced outside it. */
   tracking: QueryTracking;
-  /** Submitted input not yet absorbed, in order. */
-  readonly queue: QueuedCommand[];
-  /** Absorbed commands whose consuming turn has not ended yet; `seen` once a request carried them. */
-  readonly started: { readonly id: string; seen: boolean }[];
+  /** The state after the last action. */
+  state(): InputState;
   /**
    * Fires when an interrupting submission cancels the current iteration (only while it is
    * interruptible: streaming, or every running tool is 'cancel'). The run goes on with the input.
    */
-  readonly interrupt$: Subject<void>;
-  /** Kept up to date by the tool scheduler of the current iteration. */
-  interruptible: boolean;
-  /**
-   * Set when the terminal is about to be delivered: the queue has just been settled, so later
-   * submissions are refused (`accepted: false`) instead of being queued and never answered.
-   */
-  inputClosed: boolean;
-  /** Lifecycle events produced outside an iteration (e.g. `queued`), drained into the output. */
-  readonly lifecycle$: Observable<{ readonly id: string; readonly status: CommandStatus }>;
-  reportLifecycle(id: string, status: CommandStatus): void;
-  /**
-   * The one submission router (createAgentRun, the agent tree, `input$`): queues the command,
-   * reports it `queued`, and interrupts the iteration when it may. False once the input closed.
-   */
-  receive(command: QueuedCommand): boolean;
+  readonly interrupt$: Observable<void>;
+  /** The `queued` events of submissions, as loop events, for the run's output. */
+  readonly lifecycle$: Observable<LoopEvent>;
+  /** Queues user input (reported `queued`, may interrupt); false once the input closed. */
+  submit(command: QueuedCommand): boolean;
+  /** Queues the agent tree's own input (a notification) without a report. */
+  notify(command: QueuedCommand): void;
+  /** Commands the run's prompt already carries: started now. */
+  adopt(ids: readonly string[]): void;
   /** Takes the whole queue: its content, and a `started` event per command. */
   absorb(): { readonly content: readonly TextBlock[]; readonly events: readonly LoopEvent[] };
   /** A request is about to carry the absorbed commands. */
   markSeen(): void;
+  setInterruptible(value: boolean): void;
+  /** Closes the input: how each command ended (absorbed ones by `ok`, queued ones discarded). */
+  close(ok: boolean, tracking: QueryTracking): readonly LoopEvent[];
   dispose(): void;
 }
 
+export function lifecycleEvent(change: LifecycleChange, tracking: QueryTracking): LoopEvent {
+  return change.seenByModel === undefined
+    ? { type: 'command_lifecycle', id: change.id, status: change.status, chainId: tracking.chainId, depth: tracking.depth }
+    : { type: 'command_lifecycle', id: change.id, status: change.status, seenByModel: change.seenByModel, chainId: tracking.chainId, depth: tracking.depth };
+}
+
 export function createRunInput(tracking: QueryTracking): RunInput {
-  const lifecycle = new Subject<{ readonly id: string; readonly status: CommandStatus }>();
+  const actions$ = new Subject<InputAction>();
+  const interrupt$ = new Subject<void>();
+  const queued$ = new Subject<LifecycleChange>();
+  let last: InputStep = { state: INITIAL_INPUT, changes: [], accepted: false, interrupt: false, absorbed: [] };
+  // The scan is subscribed for the run's whole life; `dispatch` reads the step it produced.
+  const subscription = actions$.pipe(scan((previous: InputStep, action: InputAction) => stepInput(previous.state, action), last)).subscribe((step) => {
+    last = step;
+  });
+  const dispatch = (action: InputAction): InputStep => {
+    actions$.next(action);
+    return last;
+  };
   const input: RunInput = {
     tracking,
-    queue: [],
-    started: [],
-    interrupt$: new Subject<void>(),
-    interruptible: true,
-    inputClosed: false,
-    lifecycle$: lifecycle.asObservable(),
-    reportLifecycle: (id, status) => lifecycle.next({ id, status }),
-    receive(command) {
-      if (input.inputClosed) return false;
-      input.queue.push(command);
-      lifecycle.next({ id: command.id, status: 'queued' });
-      if (command.interrupt && input.interruptible) input.interrupt$.next();
-      return true;
+    state: () => last.state,
+    interrupt$: interrupt$.asObservable(),
+    lifecycle$: queued$.pipe(map((change) => lifecycleEvent(change, input.tracking))),
+    submit(command) {
+      const step = dispatch({ type: 'submit', command });
+      for (const change of step.changes) queued$.next(change);
+      if (step.interrupt) interrupt$.next();
+      return step.accepted;
     },
+    notify: (command) => void dispatch({ type: 'notify', command }),
+    adopt: (ids) => void dispatch({ type: 'adopt', ids }),
     absorb() {
-      const items = input.queue.splice(0);
-      const { chainId, depth } = input.tracking;
-      const events: LoopEvent[] = items.map((item) => {
-        input.started.push({ id: item.id, seen: false });
-        return { type: 'command_lifecycle', id: item.id, status: 'started', chainId, depth };
-      });
-      return { content: items.flatMap((item) => item.content), events };
+      const step = dispatch({ type: 'absorb' });
+      return { content: step.absorbed.flatMap((c) => c.content), events: step.changes.map((c) => lifecycleEvent(c, input.tracking)) };
     },
-    markSeen() {
-      for (const command of input.started) command.seen = true;
+    markSeen: () => void dispatch({ type: 'seen' }),
+    setInterruptible: (value) => void dispatch({ type: 'interruptible', value }),
+    close: (ok, at) => dispatch({ type: 'close', ok }).changes.map((c) => lifecycleEvent(c, at)),
+    dispose() {
+      subscription.unsubscribe();
+      queued$.complete();
     },
-    dispose: () => lifecycle.complete(),
   };
   return input;
 }
