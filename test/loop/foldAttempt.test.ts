@@ -3,31 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { AssemblyOutput } from '../../src/assembly/types.js';
 import type { AssistantMessage, ToolUseBlock } from '../../src/protocol/content.js';
 import { foldAttempt, newAttempt, repeatVerdict, type Attempt, type FoldEnv } from '../../src/loop/foldAttempt.js';
-import { ZERO_USAGE } from '../../src/loop/pricing.js';
-import { FRESH_TURN_COUNTERS } from '../../src/loop/transitions.js';
 import type { LoopState } from '../../src/loop/types.js';
 import type { ToolEvent } from '../../src/tools/types.js';
+import { loopStateOf } from './helpers.js';
 
-const state: LoopState = {
-  messages: [{ role: 'user', content: 'go' }],
-  lastMessageUuid: 'u0',
-  turnCount: 1,
-  chainId: 'c',
-  depth: 0,
-  transition: undefined,
-  model: 'claude-sonnet-4-5',
-  shared: {},
-  ...FRESH_TURN_COUNTERS,
-  tokenBudgetContinuations: 0,
-  turnOutputTokens: 0,
-  tokenBudgetIncrements: [],
-  repeatedCall: undefined,
-  usage: ZERO_USAGE,
-  costUsd: 0,
-  lastAssistantText: undefined,
-  lastUsage: undefined,
-  lastUsageCovers: 0,
-};
+const state: LoopState = loopStateOf();
 let ids = 0;
 const env: FoldEnv = { newId: () => `id${++ids}`, prices: {}, repeatedToolCallLimit: 2, interactive: false };
 const use = (id: string, input: Record<string, unknown> = {}): ToolUseBlock => ({ type: 'tool_use', id, name: 'Read', input });

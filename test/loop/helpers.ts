@@ -11,7 +11,9 @@ import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { createMessagesClient, type ClosableMessagesClient, type MessagesClientOptions } from '../../src/transport/createMessagesClient.js';
 import { agentLoop } from '../../src/loop/agentLoop.js';
 import type { AgentLoopOptions } from '../../src/loop/options.js';
-import type { LoopEvent, TerminalEvent } from '../../src/loop/types.js';
+import type { LoopEvent, LoopState, TerminalEvent } from '../../src/loop/types.js';
+import { ZERO_USAGE } from '../../src/loop/pricing.js';
+import { FRESH_TURN_COUNTERS } from '../../src/loop/transitions.js';
 import type { RecordedRequest, Script } from '../../src/testing/script.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
 import { expect } from 'vitest';
@@ -185,3 +187,28 @@ export function lookupTool(valueChars: number) {
 
 /** Whether a request is the governor's compaction call. */
 export const isCompaction = (body: MessagesRequest | undefined): boolean => body?.system === COMPACT_SYSTEM_PROMPT;
+
+/** A loop state as a run's first turn has it (one user message, nothing spent), with `fields` over it: for the pure reducers' tables. */
+export function loopStateOf(fields: Partial<LoopState> = {}): LoopState {
+  return {
+    messages: [{ role: 'user', content: 'go' }],
+    lastMessageUuid: 'u0',
+    turnCount: 1,
+    chainId: 'c',
+    depth: 0,
+    transition: undefined,
+    model: 'claude-sonnet-4-5',
+    shared: {},
+    ...FRESH_TURN_COUNTERS,
+    tokenBudgetContinuations: 0,
+    turnOutputTokens: 0,
+    tokenBudgetIncrements: [],
+    repeatedCall: undefined,
+    usage: ZERO_USAGE,
+    costUsd: 0,
+    lastAssistantText: undefined,
+    lastUsage: undefined,
+    lastUsageCovers: 0,
+    ...fields,
+  };
+}

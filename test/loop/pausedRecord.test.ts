@@ -1,32 +1,13 @@
 /** The pure pair under "one transcript record per assistant message" across pause_turn. */
 import { describe, expect, it } from 'vitest';
 import { holdPaused, joinPaused } from '../../src/loop/pausedRecord.js';
-import { ZERO_USAGE } from '../../src/loop/pricing.js';
 import type { TranscriptRecord } from '../../src/loop/seams.js';
-import { FRESH_TURN_COUNTERS } from '../../src/loop/transitions.js';
 import type { LoopState, TransitionReason } from '../../src/loop/types.js';
 import type { AssistantMessage } from '../../src/protocol/content.js';
+import { loopStateOf } from './helpers.js';
 
-const stateAfter = (reason: TransitionReason | undefined, lastMessageUuid: string): LoopState => ({
-  messages: [{ role: 'user', content: 'go' }],
-  lastMessageUuid,
-  turnCount: 1,
-  chainId: 'c',
-  depth: 1,
-  transition: reason ? { reason } : undefined,
-  model: 'm',
-  shared: {},
-  ...FRESH_TURN_COUNTERS,
-  tokenBudgetContinuations: 0,
-  turnOutputTokens: 0,
-  tokenBudgetIncrements: [],
-  repeatedCall: undefined,
-  usage: ZERO_USAGE,
-  costUsd: 0,
-  lastAssistantText: undefined,
-  lastUsage: undefined,
-  lastUsageCovers: 0,
-});
+const stateAfter = (reason: TransitionReason | undefined, lastMessageUuid: string): LoopState =>
+  loopStateOf({ lastMessageUuid, depth: 1, transition: reason ? { reason } : undefined, model: 'm' });
 const response = (id: string, text: string, usage: AssistantMessage['usage']): AssistantMessage => ({
   id,
   type: 'message',
