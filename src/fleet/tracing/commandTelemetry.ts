@@ -8,15 +8,14 @@
  * The run span's parent comes from a W3C `traceparent` (a job's, or the `TRACEPARENT` variable a
  * CI system or a calling process sets), so a worker's run joins the trace of whoever submitted it.
  */
-import { context as otelContext, ROOT_CONTEXT, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { context as otelContext, ROOT_CONTEXT, trace, type Context, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import { NO_TELEMETRY, type CommandTelemetry, type TelemetryConfig } from './telemetryConfig.js';
 import { traceAgentRun } from './traceAgentRun.js';
 
 /** The W3C context a `traceparent` value names (the root context when absent or malformed). */
-async function contextOf(traceparent: string | undefined): Promise<Context> {
+function contextOf(propagator: TextMapPropagator, traceparent: string | undefined): Context {
   if (traceparent === undefined || traceparent.trim() === '') return ROOT_CONTEXT;
-  const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
-  return new W3CTraceContextPropagator().extract(ROOT_CONTEXT, { traceparent: traceparent.trim() }, {
+  return propagator.extract(ROOT_CONTEXT, { traceparent: traceparent.trim() }, {
     get: (carrier, key) => carrier[key as keyof typeof carrier],
     keys: (carrier) => Object.keys(carrier),
   });
@@ -45,8 +44,8 @@ export async function startCommandTelemetry(
     spanProcessors: exporters.map((exporter) => new BatchSpanProcessor(exporter)),
   });
   const tracer: Tracer = provider.getTracer('rxagent', options.version);
-  const parent = await contextOf(options.traceparent);
   const propagator = new W3CTraceContextPropagator();
+  const parent = contextOf(propagator, options.traceparent);
   return {
     traceTurn: (sessionId) => traceAgentRun(tracer, { parent, sessionId }),
     handOff: (name, attributes = {}) => {
