@@ -92,7 +92,7 @@ async function start(): Promise<void> {
   const view$ = events$.pipe(toViewStamped(), startWith(emptyView()), share());
   const renderer = new ConversationRenderer(conversation);
   let atBottom = true;
-  let wasRunning = false;
+  let pickerKey = '';
   conversation.addEventListener('scroll', () => {
     atBottom = conversation.scrollTop + conversation.clientHeight >= conversation.scrollHeight - 40;
   });
@@ -104,9 +104,11 @@ async function start(): Promise<void> {
       renderPermissions(session.sessionId, view.permissions);
       renderChrome(view, connection);
       if (atBottom) conversation.scrollTop = conversation.scrollHeight;
-      // A turn started or ended: the picker's titles and running marks change with it.
-      if (view.running !== wasRunning) void picker.refresh().catch(() => undefined);
-      wasRunning = view.running;
+      // A turn started or ended: the picker's titles and running marks change with it. Keyed on the
+      // turn count too, since a quick turn can start and end within one frame (never seen running).
+      const key = `${view.running}:${view.turns.length}`;
+      if (key !== pickerKey) void picker.refresh().catch(() => undefined);
+      pickerKey = key;
     });
   interval(200).pipe(map(() => undefined)).subscribe(tickElapsed);
 

@@ -35,9 +35,13 @@ function go(sessionId: string): void {
 
 /** Fills `select` with the sessions and switches on choice; `refresh()` re-reads the list. */
 export function sessionPicker(select: HTMLSelectElement, current: string, onError: (message: string) => void): { refresh(): Promise<void> } {
+  // Refreshes can overlap (a turn's start and end in quick succession); the last one asked for
+  // wins, so a slow answer about the running turn never overwrites the one about its end.
+  let latest = 0;
   const refresh = async () => {
+    const asked = ++latest;
     const list = await api.listSessions();
-    select.replaceChildren(...optionsOf(list, current));
+    if (asked === latest) select.replaceChildren(...optionsOf(list, current));
   };
   select.addEventListener('change', () => {
     const [kind, id] = select.value.split(/:(.*)/s);
