@@ -54,6 +54,7 @@ function progressTool(name: string, cold: RunHelpers['cold'], marble = '-p-p-(o|
 
 const mcpTools = (tools: readonly Tool[], refreshing = false): McpTools => ({
   tools,
+  prompts: [],
   servers: [{ name: 's', status: 'connected' }],
   skippedTools: [],
   pids: [],

@@ -45,6 +45,7 @@ import type { PermissionDenial } from './output/resultLine.js';
 import { composeSystemPrompt } from './systemPrompt.js';
 import { loadMemoryFiles, memorySection } from './claudeMd.js';
 import { expandSlashCommand, loadSlashCommands } from './slashCommands.js';
+import { argumentHintOf, expandMcpPrompt } from '../mcp/prompts.js';
 import { createStructuredOutput, STRUCTURED_OUTPUT_TOOL, type StructuredOutputState } from './structuredOutput.js';
 import type { McpServerStatus } from '../mcp/connectMcpServers.js';
 import type { McpServersConfig } from '../mcp/config.js';
@@ -405,7 +406,13 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         return permissionMode;
       },
       apiKeySource: apiKey === undefined ? 'none' : 'ANTHROPIC_API_KEY',
-      slashCommands: slash.commands.map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint })),
+      // The servers' prompts are commands too (`/mcp__<server>__<prompt>`), listed as they are now.
+      get slashCommands() {
+        return [
+          ...slash.commands.map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint })),
+          ...mcpSession.prompts().map((p) => ({ name: p.command, description: p.description, argumentHint: argumentHintOf(p) })),
+        ];
+      },
       transcriptPath,
       sandbox: sandbox.status,
       get mcpServers() {
@@ -427,6 +434,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
           system,
           tools,
           refreshTools: mcpSession.refreshTools,
+          expandPrompt: expandMcpPrompt(mcpSession.prompts),
           messages: run.history,
           prompt: typeof prompt === 'string' ? expandSlashCommand(prompt, slash.commands) : prompt,
           maxOutputTokens: request.maxOutputTokens,

@@ -1,5 +1,5 @@
 /** The state of the first iteration, and the setup step that turns a prompt into history. */
-import { catchError, defer, from, mergeMap, of, take, type Observable } from 'rxjs';
+import { catchError, defer, from, map, mergeMap, of, take, type Observable } from 'rxjs';
 import { fromMaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
 import type { MessageParam, TextBlock } from '../protocol/content.js';
 import { continueWith, eventOf, terminalOf, type IterationOutput } from './events.js';
@@ -37,6 +37,9 @@ export function setupTerminal(ctx: RunContext, state: LoopState, reason: Termina
   return terminalOf(state, ctx.now() - ctx.startedAt, { reason, error });
 }
 
+/** `expandPrompt` failed: the turn's prompt could not be made (told apart from a hook's failure). */
+class PromptExpansionError extends Error {}
+
 function promptMessage(prompt: string | MessageParam): MessageParam {
   return typeof prompt === 'string' ? { role: 'user', content: [{ type: 'text', text: prompt }] } : prompt;
 }
@@ -55,17 +58,28 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
       }
       return of<IterationOutput>(continueWith(state));
     }
-    const message = promptMessage(prompt);
+    const typed = promptMessage(prompt);
+    const expand = ctx.options.expandPrompt;
+    // A prompt that names a command (an MCP prompt) becomes its text first; a failure is a
+    // configuration error of this turn, told as such, and nothing reaches the model.
+    const message$: Observable<MessageParam> = expand
+      ? defer(() => fromMaybeAsync(expand(typed, ctx.signal)).pipe(take(1)))
+      : of(typed);
     const hook = ctx.options.hooks?.userPromptSubmit;
     type Answer = UserPromptSubmitDecision | undefined;
-    const answer$: Observable<Answer> = hook
-      ? defer(() => {
-          const answer = hook({ chainId: state.chainId, depth: state.depth, prompt: message, signal: ctx.signal });
-          return fromMaybeAsync(answer).pipe(take(1));
-        })
-      : of(undefined);
-    return answer$.pipe(
-      mergeMap((answer): Observable<IterationOutput> => {
+    const answerTo = (message: MessageParam): Observable<Answer> =>
+      hook
+        ? defer(() => {
+            const answer = hook({ chainId: state.chainId, depth: state.depth, prompt: message, signal: ctx.signal });
+            return fromMaybeAsync(answer).pipe(take(1));
+          })
+        : of(undefined);
+    return message$.pipe(
+      catchError((error: unknown) => {
+        throw new PromptExpansionError(error instanceof Error ? error.message : String(error));
+      }),
+      mergeMap((message) => answerTo(message).pipe(map((answer) => ({ message, answer })))),
+      mergeMap(({ message, answer }): Observable<IterationOutput> => {
         const out: IterationOutput[] = (answer?.warnings ?? []).map((m) => eventOf(state, { type: 'warning', message: m }));
         if (answer?.block !== undefined || answer?.preventContinuation !== undefined) {
           out.push(setupTerminal(ctx, state, 'hook_stopped'));
@@ -94,7 +108,12 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
         return from(out);
       }),
       catchError((error: unknown) =>
-        of(setupTerminal(ctx, state, 'turn_setup_failed', { kind: 'hook', message: error instanceof Error ? error.message : String(error) })),
+        of(
+          setupTerminal(ctx, state, 'turn_setup_failed', {
+            kind: error instanceof PromptExpansionError ? 'configuration' : 'hook',
+            message: error instanceof Error ? error.message : String(error),
+          }),
+        ),
       ),
     );
   });

@@ -67,6 +67,13 @@ export interface AgentLoopOptions {
   readonly parentUuid?: string;
   /** A new user prompt appended to `messages`. */
   readonly prompt?: string | MessageParam;
+  /**
+   * Turns `prompt` into the message that enters the history, before the UserPromptSubmit hook
+   * (MCP prompts: `/mcp__<server>__<prompt> args` becomes the server's prompt). Return the
+   * message unchanged when it names no command; a rejection ends the run `turn_setup_failed`
+   * with a `configuration` error carrying its message.
+   */
+  readonly expandPrompt?: (prompt: MessageParam, signal: AbortSignal) => MessageParam | PromiseLike<MessageParam>;
   /** Iterations that start a new turn (SPEC §1). Default: unlimited. */
   readonly maxTurns?: number;
   /** `max_tokens` of each request. Default 32000. */

@@ -16,6 +16,7 @@ import type { Tool } from '../tools/types.js';
 import type { McpServersConfig } from './config.js';
 import { connectMcpServer, type ConnectServerOptions, type McpServerSnapshot, type McpServerStatusName, type SkippedTool } from './connectServer.js';
 import { DEFAULT_MCP_LIMITS } from './limits.js';
+import type { McpPrompt } from './prompts.js';
 import { createResourceTools } from './resourceTools.js';
 
 /** A server as `system/init` lists it. */
@@ -29,6 +30,8 @@ export interface McpServerStatus {
 /** The tools of every connected server (plus the resource tools when some server has resources). */
 export interface McpTools {
   readonly tools: readonly Tool[];
+  /** The connected servers' prompts, as `/mcp__<server>__<prompt>` commands. */
+  readonly prompts: readonly McpPrompt[];
   readonly servers: readonly McpServerStatus[];
   /** Tools servers listed that cannot be offered, by server. */
   readonly skippedTools: readonly (SkippedTool & { readonly server: string })[];
@@ -46,7 +49,7 @@ export interface ConnectMcpServersOptions extends Partial<ConnectServerOptions> 
   readonly notStarted?: Readonly<Record<string, { readonly status: McpServerStatusName; readonly reason: string }>>;
 }
 
-export const EMPTY_MCP_TOOLS: McpTools = Object.freeze({ tools: [], servers: [], skippedTools: [], pids: [], refreshing: false });
+export const EMPTY_MCP_TOOLS: McpTools = Object.freeze({ tools: [], prompts: [], servers: [], skippedTools: [], pids: [], refreshing: false });
 
 export function connectMcpServers(config: McpServersConfig, options: ConnectMcpServersOptions = {}): Observable<McpTools> {
   const serverOptions: ConnectServerOptions = {
@@ -70,6 +73,7 @@ export function mergeSnapshots(snapshots: readonly McpServerSnapshot[], options:
   const resourceServers = new Map(snapshots.flatMap((s) => (s.status === 'connected' && s.resourceClient ? [[s.name, s.resourceClient] as const] : [])));
   return {
     tools: [...snapshots.flatMap((s) => s.tools), ...createResourceTools(resourceServers, options.limits)],
+    prompts: snapshots.flatMap((s) => (s.status === 'connected' ? (s.prompts ?? []) : [])),
     servers: snapshots.map((s) => ({
       name: s.name,
       status: s.status,

@@ -9,7 +9,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, ToolSchema, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema, ToolSchema, type Prompt, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { Observable } from 'rxjs';
 import { z } from 'zod';
 import type { Tool } from '../tools/types.js';
@@ -17,6 +17,7 @@ import { expandServerConfig, type McpServerConfig } from './config.js';
 import type { EnvLookup } from './expandEnv.js';
 import type { McpLimits } from './limits.js';
 import { createMcpCaller, type McpCaller } from './caller.js';
+import { promptsOfServer, type McpPrompt } from './prompts.js';
 import { adaptMcpTool } from './toolAdapter.js';
 import { openTransport, type OpenedTransport } from './transports.js';
 
@@ -35,6 +36,8 @@ export interface McpServerSnapshot {
   /** Why it failed, needs auth or is pending. */
   readonly error?: string;
   readonly tools: readonly Tool[];
+  /** The server's prompts, as `/mcp__<server>__<prompt>` commands (none when it offers none). */
+  readonly prompts?: readonly McpPrompt[];
   /** Tools the server listed that cannot be offered, and why. */
   readonly skippedTools: readonly SkippedTool[];
   /** The connected client, when the server offers resources (the resource tools use it). */
@@ -127,6 +130,21 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
       return { tools, skipped };
     };
 
+    // Prompts are listed once at start and again on `prompts/list_changed`; a server whose
+    // listing fails keeps its tools and offers no prompts.
+    let prompts: readonly McpPrompt[] = [];
+    const listPrompts = async (signal?: AbortSignal): Promise<readonly McpPrompt[]> => {
+      if (!client.getServerCapabilities()?.prompts) return [];
+      const listed: Prompt[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, { timeout: options.limits.connectTimeoutMs, ...(signal ? { signal } : {}) });
+        listed.push(...page.prompts);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return promptsOfServer(name, listed, client, options.limits.toolTimeoutMs);
+    };
+
     const connectedSnapshot = (listed: { tools: Tool[]; skipped: SkippedTool[] }): McpServerSnapshot => {
       const info = client.getServerVersion();
       const pid = opened.pid();
@@ -134,6 +152,7 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
         name,
         status: 'connected',
         tools: listed.tools,
+        ...(prompts.length > 0 ? { prompts } : {}),
         skippedTools: listed.skipped,
         ...(client.getServerCapabilities()?.resources ? { resourceClient: client } : {}),
         ...(info ? { serverInfo: { name: info.name, version: info.version } } : {}),
@@ -170,6 +189,16 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (connected) relist();
     });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      if (!connected) return;
+      void listPrompts().then(
+        (listed) => {
+          prompts = listed;
+          if (current && current.status === 'connected') emit({ ...current, ...(listed.length > 0 ? { prompts: listed } : { prompts: [] }) });
+        },
+        () => undefined,
+      );
+    });
 
     const limitMs = options.limits.connectTimeoutMs;
     const startTimer = setTimeout(() => {
@@ -179,7 +208,10 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
 
     client
       .connect(opened.transport, { timeout: limitMs, signal: startup.signal })
-      .then(() => listTools(startup.signal))
+      .then(async () => {
+        prompts = await listPrompts(startup.signal).catch(() => []);
+        return listTools(startup.signal);
+      })
       .then(
         (listed) => {
           clearTimeout(startTimer);

@@ -14,3 +14,5 @@ export { DEFAULT_MCP_LIMITS, mcpLimitsFromEnv } from './limits.js';
 export type { McpLimits } from './limits.js';
 export { mcpToolName } from './toolName.js';
 export { MCP_WARNING_CODE, withMcpServers } from './withMcpServers.js';
+export { expandMcpPrompt, McpPromptError, parsePromptCommand, promptArguments, promptMessageOf, usageOf } from './prompts.js';
+export type { McpPrompt, McpPromptArgument } from './prompts.js';

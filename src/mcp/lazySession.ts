@@ -6,7 +6,7 @@ import type { McpSession, openMcpSession } from './mcpSession.js';
 
 export type { McpSession };
 
-const NO_MCP: McpSession = { servers: () => [], tools: () => [], refreshTools: (own) => own, close: async () => undefined };
+const NO_MCP: McpSession = { servers: () => [], tools: () => [], prompts: () => [], refreshTools: (own) => own, close: async () => undefined };
 
 export async function openMcpSessionLazily(...args: Parameters<typeof openMcpSession>): Promise<McpSession> {
   const [servers, options] = args;

@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs';
 import type { Tool } from '../tools/types.js';
 import type { McpServersConfig } from './config.js';
 import { connectMcpServers, type ConnectMcpServersOptions, type McpServerStatus, type McpTools } from './connectMcpServers.js';
+import type { McpPrompt } from './prompts.js';
 import { createMcpToolSet } from './toolSet.js';
 import { mcpWarnings } from './warnings.js';
 
@@ -16,6 +17,8 @@ export interface McpSession {
   servers(): readonly McpServerStatus[];
   /** The servers' tools now. */
   tools(): readonly Tool[];
+  /** The connected servers' prompts now (`/mcp__<server>__<prompt>` commands). */
+  prompts(): readonly McpPrompt[];
   /** The loop's `refreshTools`: its own tools followed by the servers' (after a re-listing under way). */
   refreshTools(own: readonly Tool[]): readonly Tool[] | Observable<readonly Tool[]>;
   close(): Promise<void>;
@@ -69,6 +72,7 @@ export async function openMcpSession(
   return {
     servers: () => latest?.servers ?? [],
     tools: toolSet.mcpTools,
+    prompts: () => latest?.prompts ?? [],
     refreshTools: toolSet.refresh,
     close,
   };

@@ -15,6 +15,8 @@ import type { LoopEvent } from '../loop/types.js';
 import type { ConnectMcpServersOptions } from './connectMcpServers.js';
 import { mcpLimitsFromEnv } from './limits.js';
 import type { McpSession } from './mcpSession.js';
+import { expandMcpPrompt } from './prompts.js';
+import type { MessageParam } from '../protocol/content.js';
 
 export const MCP_WARNING_CODE = 'mcp_server_failed';
 
@@ -40,6 +42,9 @@ export function withMcpServers<O extends AgentLoopOptions>(
         run({
           ...options,
           chainId,
+          // `/mcp__<server>__<prompt> args` as the prompt asks that server for it (a caller's own
+          // expansion, if any, is asked first).
+          expandPrompt: expandWith(options.expandPrompt, expandMcpPrompt(opened.prompts)),
           // A caller's own seam still has its say; the MCP tools follow its answer.
           refreshTools: own
             ? (tools) => toolsOfIteration({ tools, refreshTools: own }).pipe(switchMap((mine) => toObservable(opened.refreshTools(mine))))
@@ -66,6 +71,12 @@ export function withMcpServers<O extends AgentLoopOptions>(
       void session?.close();
     };
   });
+}
+
+type Expand = NonNullable<AgentLoopOptions['expandPrompt']>;
+
+function expandWith(own: Expand | undefined, mcp: Expand): Expand {
+  return own ? async (message: MessageParam, signal: AbortSignal) => mcp(await own(message, signal), signal) : mcp;
 }
 
 function toObservable(tools: readonly Tool[] | Observable<readonly Tool[]>): Observable<readonly Tool[]> {

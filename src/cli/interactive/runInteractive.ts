@@ -184,6 +184,8 @@ export async function runInteractive(
       case 'custom':
         return turn(expandCustomCommand(parsed.command, parsed.args));
       case 'unknown':
+        // An MCP server's prompt (`/mcp__<server>__<prompt> args`): the turn's prompt expansion asks the server.
+        if (session?.run.slashCommands.some((c) => c.name === parsed.name && c.name.startsWith('mcp__'))) return turn(text);
         return print(`Unknown command: /${parsed.name}. Type /help for the commands.\n`);
       case 'builtin': {
         const controller = new AbortController();
