@@ -100,7 +100,8 @@ export function createHookRunners(options: HookRunnerOptions): HookRunners {
       tool_name: input.toolName,
       tool_input: input.toolInput,
       tool_use_id: input.toolUseId,
-      tool_response: input.output,
+      // Claude Code gives a hook its tool's structured result (Bash: { stdout, stderr, ... }).
+      tool_response: input.structured ?? input.output,
       is_error: input.result.is_error === true,
     };
     return runAll(specs, hookInput, input.signal).then((outcomes): PostToolUseResult => {

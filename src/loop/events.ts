@@ -58,8 +58,10 @@ export function toolResultEvent(
   name: string,
   result: ToolResultBlock,
   durationMs: number,
+  structured?: unknown,
 ): LoopEventOf<'tool_result'> {
-  return { type: 'tool_result', toolUseId, name, result, durationMs, chainId: t.chainId, depth: t.depth };
+  const event = { type: 'tool_result' as const, toolUseId, name, result, durationMs, chainId: t.chainId, depth: t.depth };
+  return structured === undefined ? event : { ...event, structured };
 }
 
 export function assistantMessageEvent(t: QueryTracking, message: AssistantMessage, uuid: string): LoopEventOf<'assistant_message'> {

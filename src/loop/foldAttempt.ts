@@ -142,7 +142,7 @@ function foldMessage(attempt: Attempt, message: AssistantMessage, env: FoldEnv):
 function foldToolResult(attempt: Attempt, input: Extract<ToolEvent, { type: 'tool_result' }>, env: FoldEnv): AttemptStep {
   const t = attempt.state;
   const next: Attempt = { ...attempt, results: withEntry(attempt.results, input.toolUseId, input.result) };
-  const result = toolResultEvent(t, input.toolUseId, input.name, input.result, input.durationMs);
+  const result = toolResultEvent(t, input.toolUseId, input.name, input.result, input.durationMs, input.structured);
   if (!input.deferral) return { attempt: next, events: [result] };
   // An accepted deferral has no result yet (the terminal names the call); an ignored one ran.
   if (input.deferral.accepted) return { attempt: next, events: [] };

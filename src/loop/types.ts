@@ -126,6 +126,8 @@ export type LoopEvent = Tracked<
       readonly name: string;
       readonly result: ToolResultBlock;
       readonly durationMs: number;
+      /** The tool's structured result for programs (not what the model sees); see `ToolOutcome.structured`. */
+      readonly structured?: unknown;
     }
   | {
       /** A user message as it enters the history. `isMeta`: hidden from transcripts shown to people. */

@@ -70,6 +70,8 @@ export interface PostToolUseInput {
   /** The tool_result block built from `output` (after size limiting). */
   readonly result: ToolResultBlock;
   readonly output: unknown;
+  /** The tool's structured result, when it gives one (Claude Code's `tool_response` shapes). */
+  readonly structured?: unknown;
   /** As for PreToolUse: aborts when the call is cut off. */
   readonly signal?: AbortSignal;
 }

@@ -159,7 +159,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
     };
 
     // Steps 14 and 15: the single exit of every path.
-    const finish = (result: ToolResultBlock, outcome?: ToolOutcome<unknown>): void => {
+    const finish = (result: ToolResultBlock, outcome?: ToolOutcome<unknown>, structured?: unknown): void => {
       if (finished || subscriber.closed) return;
       finished = true;
       timeoutSubscription?.unsubscribe();
@@ -171,6 +171,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
         result,
         endsTurn: outcome?.endsTurn === true,
         durationMs: scheduler.now() - startedAt,
+        ...(structured === undefined ? {} : { structured }),
         ...(outcome?.contextChange ? { contextChange: outcome.contextChange } : {}),
         ...(additionalContext.length > 0 ? { additionalContext: [...additionalContext] } : {}),
         ...(stopContinuation ? { stopContinuation } : {}),
@@ -416,6 +417,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
               toolUseId,
               result,
               output,
+              ...(outcome.structured === undefined ? {} : { structured: outcome.structured }),
               get signal() {
                 return signal();
               },
@@ -454,7 +456,8 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
         trace('validate_output', 'skipped');
       }
       if (blocks.length > 0) result = flagged(result, blocks);
-      finish(result, outcome);
+      // A rewritten output no longer matches the tool's own structured result: it is not passed on.
+      finish(result, outcome, rewrite && output !== outcome.output ? undefined : outcome.structured);
     }
 
     const afterCall = (tool: Tool, input: unknown, outcome: ToolOutcome<unknown>): void => {

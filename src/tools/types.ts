@@ -36,6 +36,13 @@ export interface ToolOutcome<O> {
   readonly contextChange?: ContextChange;
   /** The turn ends after this batch, with no further model call (SPEC §2 step 8). */
   readonly endsTurn?: boolean;
+  /**
+   * The result as data for programs (never sent to the model, which sees `output` rendered):
+   * e.g. Bash's `{ stdout, stderr, interrupted }`. Carried on the `tool_result` event; print
+   * mode shows it as stream-json's `tool_use_result`, and PostToolUse hooks get it as
+   * `tool_response`, as Claude Code's built-in tools give theirs.
+   */
+  readonly structured?: unknown;
 }
 
 /** Items an AsyncIterable or Observable tool may emit. The last `outcome` (or value) wins. */
@@ -104,6 +111,8 @@ export type ToolEvent =
       readonly result: ToolResultBlock;
       readonly endsTurn: boolean;
       readonly durationMs: number;
+      /** The tool's structured result (see `ToolOutcome.structured`); absent for errors and plain tools. */
+      readonly structured?: unknown;
       /** Returned by the tool; the scheduler merges it only for unsafe tools, in order. */
       readonly contextChange?: ContextChange;
       /** Texts from PreToolUse/PostToolUse hooks for the model, to send next to the result. */

@@ -22,7 +22,9 @@ export async function runTool<I, O>(spec: ToolSpec<I, O>, input: unknown, signal
     const last = (await lastValueFrom(returned)) as { type: 'outcome'; output: O };
     return last.output;
   }
-  return (await returned) as O;
+  const value = (await returned) as O | { type: 'outcome'; output: O };
+  // A tool that also gives a structured result returns an outcome: the output is its text.
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'outcome' ? (value as { output: O }).output : (value as O);
 }
 
 /** Whether a process still runs. Zombies count as dead: the sandbox's pid 1 does not reap orphans. */

@@ -317,10 +317,11 @@ describe('tool-result budget in the governor', () => {
     const path = /saved in the file (\S+);/.exec(replaced[0]!.content)![1]!;
 
     const workspace = createWorkspace({ cwd: dir, roots: [sessionDir] });
-    const read = await readTool(workspace).call(
+    // Read answers with its text and its structured result (an outcome).
+    const { output: read } = (await readTool(workspace).call(
       { file_path: path, offset: 499, limit: 2 },
       { signal: new AbortController().signal, toolUseId: 'r1', shared: {}, progress: () => {} },
-    );
+    )) as { output: string };
     expect(String(read)).toContain('output line 498');
     expect(String(read)).toContain('output line 499');
     expect(h.server.requests).toHaveLength(0);

@@ -358,3 +358,30 @@ describe('runToolCall: results', () => {
     expect(seen).toEqual(['tool_start', 'tool_result']);
   });
 });
+
+describe('runToolCall: a structured result beside the text', () => {
+  const structuredTool = () =>
+    echoTool({ call: ({ path }) => ({ type: 'outcome', output: `contents of ${path}`, structured: { filePath: path, lines: 1 } }) });
+
+  it('the tool_result event carries it; the block the model gets is only the rendered text; PostToolUse sees both', async () => {
+    const seen: unknown[] = [];
+    const { result } = await run(use('Read', { path: 'a.txt' }), [structuredTool()], { hooks: { postToolUse: [(input) => void seen.push([input.output, input.structured])] } });
+    expect(result.structured).toEqual({ filePath: 'a.txt', lines: 1 });
+    expect(result.result).toEqual({ type: 'tool_result', tool_use_id: 'tu_1', content: 'contents of a.txt' });
+    expect(seen).toEqual([['contents of a.txt', { filePath: 'a.txt', lines: 1 }]]);
+  });
+
+  it('a PostToolUse rewrite of the output drops it (it would describe output the model never got); a blocked result keeps it', async () => {
+    const rewritten = await run(use('Read', { path: 'a.txt' }), [structuredTool()], { hooks: { postToolUse: [() => ({ updatedOutput: 'redacted' })] } });
+    expect(rewritten.text).toBe('redacted');
+    expect(rewritten.result).not.toHaveProperty('structured');
+    const blocked = await run(use('Read', { path: 'a.txt' }), [structuredTool()], { hooks: { postToolUse: [() => ({ block: 'no' })] } });
+    expect(blocked.result.result.is_error).toBe(true);
+    expect(blocked.result.structured).toEqual({ filePath: 'a.txt', lines: 1 });
+  });
+
+  it('failures and plain tools have none', async () => {
+    expect((await run(use('Read', { path: 'a.txt' }), [echoTool()])).result).not.toHaveProperty('structured');
+    expect((await run(use('Read', {}), [structuredTool()])).result).not.toHaveProperty('structured');
+  });
+});

@@ -107,6 +107,17 @@ function plainBlock(block: AssemblyEvent & { type: 'block' }): AssistantContentB
   return b;
 }
 
+/**
+ * The SDK's `tool_use_result`, as Claude Code fills it: the tool's structured result when it has
+ * one (Bash `{ stdout, ... }`, Read `{ type, file }`, ...); for an error the text prefixed
+ * `Error: `; otherwise the content the model got.
+ */
+function toolUseResultOf(event: LoopEvent & { type: 'tool_result' }): unknown {
+  if (event.structured !== undefined) return event.structured;
+  const content = event.result.content ?? '';
+  return event.result.is_error === true && typeof content === 'string' ? `Error: ${content}` : content;
+}
+
 export function createStreamJsonMapper(run: RunDescription, options: StreamJsonOptions): StreamJsonMapper {
   const { newUuid, now } = options;
   const sessionId = run.sessionId;
@@ -255,8 +266,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
       case 'tool_result': {
         const uuid = newUuid();
         printedToolResults.set(event.toolUseId, uuid);
-        // The SDK's tool_use_result: the result as the model got it (the tool's own structured output is not in the event).
-        return [userLine([event.result], uuid, event.result.content ?? '')];
+        return [userLine([event.result], uuid, toolUseResultOf(event))];
       }
       case 'user_message': {
         const content = typeof event.message.content === 'string' ? [{ type: 'text' as const, text: event.message.content }] : event.message.content;

@@ -92,7 +92,13 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
         maxOutputChars,
         ...(options.env ? { env: options.env } : {}),
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-      }).pipe(map((result): ToolYield<string> => ({ type: 'outcome', output: describeSuccess(result, timeoutMs, maxTimeoutMs) })));
+      }).pipe(
+        map((result): ToolYield<string> => ({
+          type: 'outcome',
+          output: describeSuccess(result, timeoutMs, maxTimeoutMs),
+          structured: bashResultOf(result),
+        })),
+      );
       // Abort arrives as a signal too (interrupt, batch timeout); answering it with an error
       // unsubscribes run$, which ends the process group. An already aborted signal wins before
       // run$ is subscribed, so nothing is started.
@@ -104,6 +110,23 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
       return race(cancelled$, run$);
     },
   };
+}
+
+/**
+ * Bash's structured result, in Claude Code's shape (the SDK's `BashOutput`). Only a command that
+ * exited 0 gets one (others are error results). stdout and stderr are read as one stream, so
+ * everything is in `stdout`, as the model sees it.
+ */
+export interface BashResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly interrupted: boolean;
+  readonly isImage: boolean;
+  readonly noOutputExpected: boolean;
+}
+
+function bashResultOf(result: ProcessGroupResult): BashResult {
+  return { stdout: result.output.replace(/\n$/, ''), stderr: '', interrupted: false, isImage: false, noOutputExpected: false };
 }
 
 /** The text for a command that exited 0; anything else is thrown as `CommandFailed`. */

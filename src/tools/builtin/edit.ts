@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
 import { writeFileAtomic } from './atomicWrite.js';
+import { filePatch, type PatchHunk } from './filePatch.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
 export const editInputSchema = z.strictObject({
@@ -12,6 +13,17 @@ export const editInputSchema = z.strictObject({
   replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false).'),
 });
 export type EditInput = z.infer<typeof editInputSchema>;
+
+/** Edit's structured result, in Claude Code's shape (the SDK's `FileEditOutput`). */
+export interface EditResult {
+  readonly filePath: string;
+  readonly oldString: string;
+  readonly newString: string;
+  readonly originalFile: string;
+  readonly structuredPatch: PatchHunk[];
+  readonly userModified: boolean;
+  readonly replaceAll: boolean;
+}
 
 /** Lines of context shown around the change in the result. */
 const SNIPPET_CONTEXT = 3;
@@ -66,7 +78,16 @@ export function editTool(workspace: Workspace): ToolSpec<EditInput, string> {
       // Atomic: a full disk or a crash leaves the old file, never half of the new one.
       workspace.recordRead(path, await writeFileAtomic(path, after, { contains: workspace.contains }));
       const what = count > 1 ? `Replaced ${count} occurrences in ${path}.` : `Edited ${path}.`;
-      return `${what}\n${snippet(after, firstIndex, input.new_string)}`;
+      const structured: EditResult = {
+        filePath: path,
+        oldString: input.old_string,
+        newString: input.new_string,
+        originalFile: before,
+        structuredPatch: filePatch(before, after),
+        userModified: false,
+        replaceAll: input.replace_all === true,
+      };
+      return { type: 'outcome', output: `${what}\n${snippet(after, firstIndex, input.new_string)}`, structured };
     },
   };
 }

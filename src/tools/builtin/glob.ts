@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import { z } from 'zod';
-import type { ToolSpec } from '../types.js';
+import type { ToolOutcome, ToolSpec } from '../types.js';
 import { createGlobMatcher } from './globMatch.js';
 import { DEFAULT_SKIPPED_DIRS, walkFiles } from './walkFiles.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
@@ -14,6 +14,16 @@ export const globInputSchema = z.strictObject({
   path: z.string().optional().describe('Directory to search in (default: the working directory).'),
 });
 export type GlobInput = z.infer<typeof globInputSchema>;
+
+/** Glob's structured result, in Claude Code's shape (the SDK's `GlobOutput`). */
+export interface GlobResult {
+  readonly filenames: string[];
+  readonly durationMs: number;
+  readonly numFiles: number;
+  readonly truncated: boolean;
+  readonly totalMatches: number;
+  readonly countIsComplete: boolean;
+}
 
 /** The Glob tool's spec: workspace paths matching a pattern, newest first, at most `maxResults` (default 100). */
 export function globTool(workspace: Workspace, options: { maxResults?: number } = {}): ToolSpec<GlobInput, string> {
@@ -27,6 +37,7 @@ export function globTool(workspace: Workspace, options: { maxResults?: number } 
     isConcurrencySafe: true,
     interruptBehavior: 'cancel',
     async call(input, ctx) {
+      const startedAt = performance.now();
       const base = await workspace.resolveInside(input.path ?? '.');
       const baseStat = await stat(base).catch(() => undefined);
       if (!baseStat?.isDirectory()) {
@@ -65,12 +76,26 @@ export function globTool(workspace: Workspace, options: { maxResults?: number } 
       }
       ctx.signal.throwIfAborted(); // a cut-short walk must not read as "nothing found"
       const denied = leftOut === 0 ? '' : `\n[${leftOut} matching file(s) not listed: permission rules forbid reading them.]`;
-      if (found.length === 0) return `No files match ${input.pattern} in ${base}.${denied}`;
       found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
       const shown = found.slice(0, maxResults).map((f) => f.path);
-      return found.length > maxResults
-        ? `${shown.join('\n')}\n[${found.length - maxResults} more results not shown (${found.length} in all). Use a narrower pattern or path.]${denied}`
-        : `${shown.join('\n')}${denied}`;
+      const outcome = (output: string): ToolOutcome<string> => ({
+        type: 'outcome',
+        output,
+        structured: {
+          filenames: shown,
+          durationMs: Math.round(performance.now() - startedAt),
+          numFiles: shown.length,
+          truncated: found.length > maxResults,
+          totalMatches: found.length,
+          countIsComplete: true,
+        } satisfies GlobResult,
+      });
+      if (found.length === 0) return outcome(`No files match ${input.pattern} in ${base}.${denied}`);
+      return outcome(
+        found.length > maxResults
+          ? `${shown.join('\n')}\n[${found.length - maxResults} more results not shown (${found.length} in all). Use a narrower pattern or path.]${denied}`
+          : `${shown.join('\n')}${denied}`,
+      );
     },
   };
 }

@@ -113,8 +113,9 @@ export function grepTool(workspace: Workspace): ToolSpec<GrepInput, string> {
         }
       }
       ctx.signal.throwIfAborted();
-      const text = render(mode, results, headLimit, input.pattern, stoppedEarly);
-      return leftOut === 0 ? text : `${text}\n[${leftOut} file(s) not searched: permission rules forbid reading them.]`;
+      const { text, structured } = render(mode, results, headLimit, input.pattern, stoppedEarly);
+      const output = leftOut === 0 ? text : `${text}\n[${leftOut} file(s) not searched: permission rules forbid reading them.]`;
+      return { type: 'outcome', output, structured };
     },
   };
 }
@@ -210,7 +211,21 @@ function createSink(
   };
 }
 
-function render(mode: Mode, results: readonly FileResult[], headLimit: number, pattern: string, stoppedEarly: boolean): string {
+/**
+ * Grep's structured result, in Claude Code's shape (the SDK's `GrepOutput`): the files with
+ * matches (in every mode), and in content/count mode the text shown and its line or match count.
+ */
+export interface GrepResult {
+  readonly mode: Mode;
+  readonly numFiles: number;
+  readonly filenames: string[];
+  readonly content?: string;
+  readonly numLines?: number;
+  readonly numMatches?: number;
+  readonly appliedLimit?: number;
+}
+
+function render(mode: Mode, results: readonly FileResult[], headLimit: number, pattern: string, stoppedEarly: boolean): { text: string; structured: GrepResult } {
   const lines: string[] = [];
   let files = 0;
   let total = 0;
@@ -221,7 +236,19 @@ function render(mode: Mode, results: readonly FileResult[], headLimit: number, p
     else if (mode === 'count') lines.push(`${r.display}:${r.count}`);
     else lines.push(...r.entries);
   }
-  if (files === 0) return `No matches for ${JSON.stringify(pattern)}.`;
+  const structuredOf = (shownLines: readonly string[], cut: boolean): GrepResult => {
+    const filenames = mode === 'files_with_matches' ? [...shownLines] : results.map((r) => r.display);
+    return {
+      mode,
+      numFiles: filenames.length,
+      filenames,
+      ...(mode === 'files_with_matches' ? {} : { content: shownLines.join('\n') }),
+      ...(mode === 'content' ? { numLines: shownLines.length } : {}),
+      ...(mode === 'count' ? { numMatches: total } : {}),
+      ...(cut && Number.isFinite(headLimit) ? { appliedLimit: headLimit } : {}),
+    };
+  };
+  if (files === 0) return { text: `No matches for ${JSON.stringify(pattern)}.`, structured: structuredOf([], false) };
   const notes: string[] = [];
   let shown = lines;
   if (lines.length > headLimit || stoppedEarly) {
@@ -235,5 +262,6 @@ function render(mode: Mode, results: readonly FileResult[], headLimit: number, p
     notes.push(`[Output cut at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob or a more specific pattern, or use head_limit.]`);
   }
   if (mode === 'count') notes.unshift(`[${total} matches in ${files} files]`);
-  return notes.length ? `${text}\n${notes.join('\n')}` : text;
+  const structured = structuredOf(text === '' ? [] : text.split('\n'), shown !== lines);
+  return { text: notes.length ? `${text}\n${notes.join('\n')}` : text, structured };
 }

@@ -1,7 +1,7 @@
 /** Read: a text file as numbered lines (`N<TAB>line`, from 1), a window of it at a time. */
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
-import type { ToolSpec } from '../types.js';
+import type { ToolOutcome, ToolSpec } from '../types.js';
 import { fileLooksBinary } from './fileKind.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
@@ -14,6 +14,12 @@ export const readInputSchema = z.strictObject({
   limit: z.number().int().positive().optional().describe(`How many lines to read (default ${READ_DEFAULT_LINE_LIMIT}).`),
 });
 export type ReadInput = z.infer<typeof readInputSchema>;
+
+/** Read's structured result, in Claude Code's shape (the SDK's `FileReadOutput`, text kind): the lines shown, unnumbered. */
+export interface ReadResult {
+  readonly type: 'text';
+  readonly file: { readonly filePath: string; readonly content: string; readonly numLines: number; readonly startLine: number; readonly totalLines: number };
+}
 
 /** The Read tool's spec: numbered lines of a workspace file, and a record of the read that Edit and Write check. */
 export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
@@ -48,6 +54,7 @@ export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
         const first = Math.max(1, input.offset ?? 1);
         const limit = input.limit ?? READ_DEFAULT_LINE_LIMIT;
         const out: string[] = [];
+        const raw: string[] = [];
         let total = 0;
         let truncatedLines = 0;
         // Stream the lines so a huge file costs memory only for the window shown, and keep at
@@ -65,11 +72,17 @@ export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
             truncatedLines++;
           }
           out.push(`${total}\t${text}`);
+          raw.push(text);
         }
         workspace.recordRead(path, st);
-        if (total === 0) return `(${path} is empty)`;
+        const outcome = (output: string): ToolOutcome<string> => ({
+          type: 'outcome',
+          output,
+          structured: { type: 'text', file: { filePath: path, content: raw.join('\n'), numLines: raw.length, startLine: first, totalLines: total } } satisfies ReadResult,
+        });
+        if (total === 0) return outcome(`(${path} is empty)`);
         if (out.length === 0) {
-          return `(${path} has ${total} lines; offset ${first} is past the end. Use a smaller offset.)`;
+          return outcome(`(${path} has ${total} lines; offset ${first} is past the end. Use a smaller offset.)`);
         }
         const last = first + out.length - 1;
         const notes: string[] = [];
@@ -80,7 +93,7 @@ export function readTool(workspace: Workspace): ToolSpec<ReadInput, string> {
           );
         }
         if (truncatedLines > 0) notes.push(`[${truncatedLines} long line(s) were cut.]`);
-        return notes.length ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n');
+        return outcome(notes.length ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'));
       } finally {
         await handle.close();
       }
