@@ -9,37 +9,19 @@
  * tool_progress), n a user message carrying a notification, T the tree's terminal.
  */
 import { describe, expect, it } from 'vitest';
-import { filter, tap, type Observable } from 'rxjs';
+import { filter, tap } from 'rxjs';
 import { agentLoopWithSubagents, type AgentTreeOptions } from '../src/agents/agentTree.js';
-import { defineAgent } from '../src/agents/definitions.js';
-import { subagentEventOf } from '../src/agents/events.js';
 import type { CallModel } from '../src/loop/options.js';
 import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { letters as lettersOf, replyMarble } from '../src/testing/index.js';
-import { message, text, toolUse } from '../test/loop/helpers.js';
+import { replyMarble } from '../src/testing/index.js';
+import { message, text } from '../test/loop/helpers.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
+import { bg, fast, fg, L, slow, treeLetters } from './helpers/treeLetters.js';
 import { fakeTreeModel as fakeModel } from './helpers/fakeTreeModel.js';
 
-const fast = defineAgent({ name: 'fast', description: 'quick', prompt: 'FAST' });
-const slow = defineAgent({ name: 'slow', description: 'slow', prompt: 'SLOW' });
-const agent = (id: string, type: string, background: boolean) =>
-  toolUse('Agent', { description: `${type} job`, prompt: `do ${type} as ${id}`, subagent_type: type, ...(background ? { run_in_background: true } : {}) }, id);
-const bg = (id: string, type: string) => agent(id, type, true);
-const fg = (id: string, type: string) => agent(id, type, false);
-
-function letterOf(e: LoopEvent): string | undefined {
-  const sub = subagentEventOf(e);
-  if (sub) return sub.event.type === 'terminal' ? 'c' : undefined;
-  if (e.type === 'iteration_start') return 'i';
-  if (e.type === 'tool_result') return e.result.is_error ? 'x' : 'r';
-  if (e.type === 'user_message' && JSON.stringify(e.message.content).includes('Background subagent')) return 'n';
-  if (e.type === 'terminal') return 'T';
-  return undefined;
-}
-const letters = (events$: Observable<LoopEvent>) => events$.pipe(lettersOf(letterOf));
-const L = { i: 'i', r: 'r', x: 'x', c: 'c', n: 'n', T: 'T' };
+const letters = treeLetters;
 
 
 const tree = (callModel: CallModel, agents: AgentTreeOptions['agents']) =>

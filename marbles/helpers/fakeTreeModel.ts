@@ -6,6 +6,12 @@ import { replyMarble } from '../../src/testing/index.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 import { message, text } from '../../test/loop/helpers.js';
 
+/** One model call's stream, by the system prompt of its request (for `expectSubscriptions`). */
+export interface FakeStream {
+  readonly system: string;
+  readonly stream: ReturnType<RunHelpers['cold']>;
+}
+
 /**
  * `parent(n)` plays the parent's n-th response (counted per fake, starting at frame 0 of its
  * call); a child whose system prompt is a key of `childDelay` answers "<system> answer" that
@@ -15,8 +21,9 @@ export function fakeTreeModel(
   cold: RunHelpers['cold'],
   parent: (n: number) => ReturnType<typeof message>,
   childDelay: Readonly<Record<string, number>>,
-): { callModel: CallModel; requests: MessagesRequest[] } {
+): { callModel: CallModel; requests: MessagesRequest[]; streams: FakeStream[] } {
   const requests: MessagesRequest[] = [];
+  const streams: FakeStream[] = [];
   let parentCalls = 0;
   const callModel: CallModel = (request) => {
     requests.push(request);
@@ -24,7 +31,9 @@ export function fakeTreeModel(
     const delay = childDelay[system];
     const msg = delay !== undefined ? message([text(`${system} answer`)]) : parent(parentCalls++);
     const { marbles, values } = replyMarble(msg, { frame: 0, start: delay ?? 0 });
-    return cold<TransportOutput>(marbles, values);
+    const stream = cold<TransportOutput>(marbles, values);
+    streams.push({ system, stream });
+    return stream;
   };
-  return { callModel, requests };
+  return { callModel, requests, streams };
 }

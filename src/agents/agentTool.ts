@@ -7,14 +7,15 @@
  * The tool is only the model-facing edge: which tools, model, budget and abort a child gets is
  * decided by the `SubagentLauncher` the agent tree gives it (`agentTree.ts`).
  */
-import { concat, defer, EMPTY, mergeMap, of, throwError, type Observable } from 'rxjs';
+import { defer, EMPTY, map, of, type Observable } from 'rxjs';
 import { z } from 'zod';
-import { isCancelledTerminal, isErrorTerminal, type LoopEvent, type TerminalEvent, type UsageTotals } from '../loop/types.js';
+import type { TerminalEvent, UsageTotals } from '../loop/types.js';
 import { defineTool } from '../tools/defineTool.js';
 import type { Tool, ToolYield } from '../tools/types.js';
+import { reportChild, type ChildReport, type StartedChild } from './childReports.js';
 import type { AgentDefinition } from './definitions.js';
-import type { SubagentEventData } from './events.js';
-import { agentToolDescription, childFailureText, launchedText, NO_FINAL_MESSAGE, usageLine, type ChildSummary } from './texts.js';
+import { assertNever } from '../util/assertNever.js';
+import { agentToolDescription, launchedText, usageLine } from './texts.js';
 
 export const AGENT_TOOL_NAME = 'Agent';
 
@@ -44,15 +45,6 @@ export type AgentToolOutput =
     }
   | { readonly status: 'launched'; readonly agentId: string; readonly agentType: string; readonly description: string };
 
-/** One started child: its id and its events (cold; completes after its terminal). */
-export interface StartedChild {
-  readonly agentId: string;
-  /** 1 for a child of the top-level loop. */
-  readonly agentDepth: number;
-  /** Its terminal's `costUsd` is the child's subtree cost (itself and its own subagents). */
-  readonly events$: Observable<LoopEvent>;
-}
-
 /** What the agent tree gives its Agent tool. */
 export interface SubagentLauncher {
   readonly definitions: ReadonlyMap<string, AgentDefinition>;
@@ -65,25 +57,6 @@ export interface SubagentLauncher {
    * call was stopped" stays true. Once the "launched" result is delivered the child is the tree's.
    */
   background(definition: AgentDefinition, input: AgentToolInput, parentToolUseId: string, callSignal?: AbortSignal): string;
-}
-
-/** A child's end: a successful answer, or a failure text for an error result. */
-export function childOutcome(summary: ChildSummary): { readonly ok: true; readonly output: AgentToolOutput & { status: 'completed' } } | { readonly ok: false; readonly text: string } {
-  const t = summary.terminal;
-  if (isErrorTerminal(t.reason) || isCancelledTerminal(t.reason)) return { ok: false, text: childFailureText(summary) };
-  return {
-    ok: true,
-    output: {
-      status: 'completed',
-      agentId: summary.agentId,
-      agentType: summary.agentType,
-      answer: t.lastAssistantText ?? NO_FINAL_MESSAGE,
-      terminalReason: t.reason,
-      turns: t.turnCount,
-      usage: t.usage,
-      costUsd: summary.costUsd,
-    },
-  };
 }
 
 export function renderAgentOutput(output: AgentToolOutput): string {
@@ -124,33 +97,21 @@ export function createAgentTool(launcher: SubagentLauncher, name = AGENT_TOOL_NA
             output: { status: 'launched', agentId, agentType: definition.name, description: input.description },
           });
         }
-        const child = launcher.foreground(definition, input, ctx.toolUseId, ctx.signal);
-        const wrap = (event: LoopEvent): SubagentEventData => ({
-          type: 'subagent_event',
-          agentId: child.agentId,
-          agentType: definition.name,
-          agentDepth: child.agentDepth,
-          parentToolUseId: ctx.toolUseId,
-          background: false,
-          event,
-        });
-        let ended = false;
-        return concat(
-          child.events$.pipe(
-            mergeMap((event): Observable<ToolYield<AgentToolOutput>> => {
-              const progress = of<ToolYield<AgentToolOutput>>({ type: 'progress', data: wrap(event) });
-              if (event.type !== 'terminal') return progress;
-              ended = true;
-              const outcome = childOutcome({ agentId: child.agentId, agentType: definition.name, terminal: event, costUsd: event.costUsd });
-              // A failed child is an error result for the parent (runToolCall turns the error into one).
-              return concat(
-                progress,
-                outcome.ok ? of<ToolYield<AgentToolOutput>>({ type: 'outcome', output: outcome.output }) : throwError(() => new Error(outcome.text)),
-              );
-            }),
-          ),
-          defer(() => (ended ? EMPTY : throwError(() => new Error(`subagent ${child.agentId} ended without a result`)))),
-        );
+        // Every child event is the call's progress; its outcome is the call's result, and a
+        // failed child an error result (runToolCall turns the thrown error into one).
+        return reportChild(launcher.foreground(definition, input, ctx.toolUseId, ctx.signal)).pipe(map(toToolYield));
       }),
   });
+}
+
+function toToolYield(report: ChildReport): ToolYield<AgentToolOutput> {
+  switch (report.type) {
+    case 'event':
+      return { type: 'progress', data: report.data };
+    case 'end':
+      if (!report.outcome.ok) throw new Error(report.outcome.text);
+      return { type: 'outcome', output: report.outcome.output };
+    default:
+      return assertNever(report);
+  }
 }

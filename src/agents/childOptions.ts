@@ -19,7 +19,7 @@ import { ConfigurationError } from '../errors.js';
 import { map } from 'rxjs';
 import type { AgentLoopHooks, AgentLoopOptions, CallModel } from '../loop/options.js';
 import { toolsOfIteration } from '../loop/toolRefresh.js';
-import type { AgentTreeOptions, SubagentInfo } from './agentTree.js';
+import type { AgentTreeOptions, SubagentInfo } from './treeOptions.js';
 import type { AgentToolInput } from './agentTool.js';
 import type { AgentDefinition } from './definitions.js';
 

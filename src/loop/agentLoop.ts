@@ -9,7 +9,7 @@ import { isContinue, type Continue, type IterationOutput } from './events.js';
 import { setup } from './initialState.js';
 import { iteration } from './iteration.js';
 import type { AgentLoopOptions } from './options.js';
-import { commandOf, type Submission } from './runInput.js';
+import { readSubmissions, type Submission } from './runInput.js';
 import { createRunContext, type RunContext } from './runContext.js';
 import { isControlledTerminal, type LoopEvent } from './types.js';
 
@@ -57,13 +57,7 @@ export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
  * `queued` events (and, later, the rest of their lifecycle) come out with the loop's events.
  */
 export function readInput(ctx: RunContext, input$: Observable<Submission>, acks: AgentLoopOptions['inputAcks']): Observable<LoopEvent> {
-  const received$ = input$.pipe(
-    tap((submission) => {
-      const accepted = ctx.input.submit(commandOf(submission));
-      acks?.next({ id: submission.id, accepted });
-    }),
-    ignoreElements(),
-  );
+  const received$ = readSubmissions(input$, acks, (command) => ctx.input.submit(command));
   return merge(ctx.input.lifecycle$, received$);
 }
 

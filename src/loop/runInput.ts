@@ -6,7 +6,7 @@
  * order, so the one who dispatched it reads its step at once: that is how a submission learns
  * on the spot whether it was taken (`accepted`), and how the iteration gets what it absorbed.
  */
-import { map, scan, Subject, type Observable } from 'rxjs';
+import { ignoreElements, map, scan, Subject, tap, type Observable } from 'rxjs';
 import type { MessageParam, TextBlock } from '../protocol/content.js';
 import { INITIAL_INPUT, stepInput, type InputAction, type InputState, type InputStep, type LifecycleChange, type QueuedCommand } from './inputState.js';
 import type { LoopEvent, QueryTracking } from './types.js';
@@ -36,6 +36,25 @@ export interface SubmissionAck {
 /** A submission as the command the queue keeps (its text blocks; non-text parts dropped). */
 export function commandOf(submission: Submission): QueuedCommand {
   return { id: submission.id, content: toBlocks(submission.input), interrupt: submission.interrupt ?? false };
+}
+
+/**
+ * The edge of both submission routers (a loop's input, the agent tree's): reads `input$`, hands
+ * each submission to `take` and acknowledges it at once with `take`'s answer.
+ */
+export function readSubmissions(
+  input$: Observable<Submission>,
+  acks: { next(ack: SubmissionAck): void } | undefined,
+  take: (command: QueuedCommand) => boolean,
+): Observable<never> {
+  return input$.pipe(
+    tap((submission) => {
+      // Taken first, whether or not anyone reads the acks (`acks?.next(take(…))` would skip it).
+      const accepted = take(commandOf(submission));
+      acks?.next({ id: submission.id, accepted });
+    }),
+    ignoreElements(),
+  );
 }
 
 /** A submission as the text blocks absorbed into the next user message (non-text parts dropped). */
