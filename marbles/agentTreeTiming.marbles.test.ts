@@ -13,13 +13,12 @@ import { filter, map, timer } from 'rxjs';
 import { agentLoopWithSubagents, type AgentTreeOptions } from '../src/agents/agentTree.js';
 import { defineAgent } from '../src/agents/definitions.js';
 import type { CallModel } from '../src/loop/options.js';
-import type { Submission } from '../src/loop/runInput.js';
 import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
-import { letters as lettersOf, marbleFromTimeline, replyMarble, waitTool } from '../src/testing/index.js';
+import { marbleFromTimeline, replyMarble, waitTool } from '../src/testing/index.js';
 import type { TransportOutput } from '../src/transport/types.js';
 import { message, text, toolUse } from '../test/loop/helpers.js';
-import { fakeTreeModel, type FakeStream } from './helpers/fakeTreeModel.js';
+import { fakeTreeModel, streamsOf, type FakeStream } from './helpers/fakeTreeModel.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 import { bg, fast, fg, L, slow, treeLetters } from './helpers/treeLetters.js';
 
@@ -28,7 +27,6 @@ const letters = treeLetters;
 const tree = (callModel: CallModel, extra: Partial<AgentTreeOptions> = {}) =>
   agentLoopWithSubagents({ model: 'claude-sonnet-4-5', system: 'PARENT', prompt: 'go', agents: { definitions: [fast, slow] }, ...extra, deps: { callModel } });
 
-const streamsOf = (streams: readonly FakeStream[], system: string) => streams.filter((s) => s.system === system).map((s) => s.stream);
 const texts = (request: MessagesRequest | undefined): string =>
   JSON.stringify(request?.messages.at(-1)?.content ?? '');
 const errorTexts = (events: readonly LoopEvent[]): string[] =>
@@ -159,20 +157,5 @@ describe('agent tree timing (virtual time)', () => {
       for (const s of cut) expectSubscriptions(s.subscriptions).toBe('^ 6ms !');
       expect(streamsOf(streams, 'NESTER')).toHaveLength(1);
     });
-  });
-
-  it('input$ without inputAcks: a submission while a foreground child runs is absorbed with the Agent result', () => {
-    let requests: MessagesRequest[] = [];
-    createTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
-      const model = fakeTreeModel(cold, (n) => (n === 0 ? message([fg('t1', 'slow')]) : message([text('done')])), { SLOW: 10 });
-      requests = model.requests;
-      const input$ = hot<Submission>('----a', { a: { id: 'c1', input: 'also check the tests' } });
-      const fate = (e: LoopEvent) => (e.type === 'command_lifecycle' ? e.status[0] : e.type === 'terminal' ? 'T' : undefined);
-      // q at 4 (queued in the root's loop); at 10 the child ends, s (absorbed with the batch), the
-      // second request answers at once, c with the terminal.
-      expectObservable(tree(model.callModel, { input$ }).pipe(lettersOf(fate))).toBe('----q-----(scT|)');
-      expectSubscriptions(input$.subscriptions).toBe('^---------!');
-    });
-    expect(texts(requests.at(-1))).toContain('also check the tests');
   });
 });

@@ -37,3 +37,6 @@ export function fakeTreeModel(
   };
   return { callModel, requests, streams };
 }
+
+/** The streams of the calls made with `system`, in call order. */
+export const streamsOf = (streams: readonly FakeStream[], system: string) => streams.filter((s) => s.system === system).map((s) => s.stream);
