@@ -153,8 +153,11 @@ async function runPrint(options: CliOptions): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // The run's overall deadline ends it like a first signal: the result is still printed.
-  const deadline = setTimeout(() => controller.abort(), options.timeoutMs ?? DEFAULT_PRINT_TIMEOUT_MS);
+  // The run's overall deadline ends it like a first signal: the result is still printed, and
+  // stderr says why (an "Interrupted." nobody asked for would be a mystery in a CI log).
+  const deadlineMs = options.timeoutMs ?? DEFAULT_PRINT_TIMEOUT_MS;
+  let deadlinePassed = false;
+  const deadline = setTimeout(() => ((deadlinePassed = true), controller.abort()), deadlineMs);
   deadline.unref();
   let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
   let run: PreparedRun | undefined;
@@ -171,7 +174,9 @@ async function runPrint(options: CliOptions): Promise<number> {
       },
     );
     mapperRef = mapper;
-    return await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr, ...(debug ? { onEvent: debug.loopEvent } : {}) });
+    const code = await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr, ...(debug ? { onEvent: debug.loopEvent } : {}) });
+    if (deadlinePassed) writeErr(`rxagent: the run passed its deadline of ${deadlineMs / 1000} s (${options.timeoutMs === undefined ? 'the -p default; ' : ''}--timeout sets it)\n`);
+    return code;
   } finally {
     clearTimeout(deadline);
     process.off('SIGINT', onSignal);

@@ -150,6 +150,9 @@ export async function runInteractive(
     interrupts = 0;
     view.busy(terminal ? 'working · Esc to interrupt' : '');
     const markdown = markdownRenderer ? createMarkdownStream(markdownRenderer, view.columns) : undefined;
+    // `--timeout` (off by default here): each turn gets the deadline, ending it as Esc would.
+    const deadlineMs = options.timeoutMs;
+    const deadline = deadlineMs === undefined ? undefined : setTimeout(() => interrupt(`the turn passed --timeout ${deadlineMs / 1000} s`), deadlineMs);
     try {
       const outcome = await runTurn(session.run, prompt, controller.signal, {
         color: terminal,
@@ -167,6 +170,7 @@ export async function runInteractive(
       session.totals = addTotals(session.totals, outcome.terminal);
       lastCode = outcome.code;
     } finally {
+      clearTimeout(deadline);
       current = undefined;
       turnRunning = false;
       submitToTurn = undefined;
