@@ -2,7 +2,8 @@
  * The model's Markdown in a real terminal: rendered (no `#`, `**` or fences left, list bullets,
  * highlighted code, bold as an attribute), block by block while it streams; inline code and bold
  * inside list items rendered too (they were printed raw), a task item's box drawn once (it was
- * `[ ]  [ ]`); and the same answer piped stays the model's text exactly, with no escape codes.
+ * `[ ]  [ ]`); a code block inside a list item on a line of its own (it was joined onto the
+ * item's line), a table with wide characters whose borders line up; and the same answer piped stays the model's text exactly, with no escape codes.
  */
 import { describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
@@ -14,6 +15,7 @@ const open = useScenarios();
 
 const MARKDOWN =
   '# Plan\n\nI will **check** the `files` first.\n\n- edit `src/a.ts` and **test** it\n- two\n\nTasks:\n\n- [ ] write `b.ts`\n- [x] done\n\n' +
+  '1. Run:\n   ```sh\n   npm test\n   ```\n2. Ship\n\n| 名前 | n |\n|---|--:|\n| 中文 | 1 |\n| ab | 22 |\n\n' +
   '```js\nconst answer = 42;\n```\n\nDone.';
 const script: ScriptedResponse[] = [{ kind: 'message', blocks: [{ type: 'text', text: MARKDOWN, chunkSize: 7 }] }];
 
@@ -30,6 +32,18 @@ Tasks:
 
   * [ ] write b.ts
   * [X] done
+
+  1. Run:
+       npm test
+  2. Ship
+
+┌──────┬────┐
+│ 名前 │  n │
+├──────┼────┤
+│ 中文 │  1 │
+├──────┼────┤
+│ ab   │ 22 │
+└──────┴────┘
 
   const answer = 42;
 

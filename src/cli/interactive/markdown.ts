@@ -8,9 +8,25 @@
  * blank line outside a code fence), so the answer appears while it streams; the unfinished
  * block is shown raw in the live area until it completes.
  */
-import type { Marked as MarkedParser, MarkedExtension } from 'marked';
+import { styleText } from 'node:util';
+import type { Marked as MarkedParser, MarkedExtension, Tokens } from 'marked';
+import { layoutTable } from './markdownTable.js';
 
 export type RenderMarkdown = (markdown: string, columns: number) => string;
+
+/**
+ * Tables drawn by our layout (markdownTable.ts: cells measured like the rest of the view, not by
+ * cli-table3's older string-width), `width` columns at most.
+ */
+const tablesFor = (width: number): MarkedExtension => ({
+  renderer: {
+    table(token: Tokens.Table) {
+      const cell = (c: Tokens.TableCell) => this.parser.parseInline(c.tokens);
+      const style = { border: (t: string) => styleText('gray', t), head: (t: string) => styleText('red', t) };
+      return `${layoutTable(token.header.map(cell), token.rows.map((r) => r.map(cell)), token.align, width, style)}\n\n`;
+    },
+  },
+});
 
 /**
  * Our corrections to marked-terminal 7.3 under marked 18 (it was written for marked's older
@@ -18,20 +34,33 @@ export type RenderMarkdown = (markdown: string, columns: number) => string;
  * - A tight list item's text is a block `text` token carrying inline tokens (code spans, bold,
  *   links); marked-terminal's `text` prints its raw source (`` `a.ts` ``, `**b**`). Rendered from
  *   its inline tokens here; any other text (`false`) is left to marked-terminal.
+ * - A block after a tight item's text (a fenced code block) starts a line of its own; it was
+ *   joined onto the item's line.
  * - A task item's checkbox was drawn twice: marked now gives the item a checkbox token of its own,
  *   and marked-terminal also draws one for any item marked `task`. The flag is cleared before
  *   rendering, so the token's box is the one drawn, loose or tight.
  */
 const LIST_ITEM_FIXES: MarkedExtension = {
   walkTokens(token) {
-    if (token.type === 'list_item') token.task = false;
+    if (token.type !== 'list_item') return;
+    token.task = false;
+    // A tight item's text is printed without a line end, so a block after it (a fenced code
+    // block: `- Run:` then the fence) was joined onto the item's line. Such text ends its line.
+    (token.tokens ?? []).forEach((child, i, children) => {
+      const next = children[i + 1];
+      if (child.type === 'text' && next !== undefined && BLOCKS_AFTER_TEXT.has(next.type)) (child as { endsLine?: boolean }).endsLine = true;
+    });
   },
   renderer: {
     text(token) {
-      return 'tokens' in token && token.tokens !== undefined && token.tokens.length > 0 ? this.parser.parseInline(token.tokens) : false;
+      if (!('tokens' in token) || token.tokens === undefined || token.tokens.length === 0) return false;
+      const inline = this.parser.parseInline(token.tokens);
+      return (token as { endsLine?: boolean }).endsLine === true ? `${inline}\n` : inline;
     },
   },
 };
+/** Blocks that must start on a line of their own inside a tight list item (a nested list handles itself). */
+const BLOCKS_AFTER_TEXT: ReadonlySet<string> = new Set(['code', 'blockquote', 'table', 'heading', 'hr', 'html']);
 
 /**
  * Renders one piece of Markdown for a terminal `columns` wide. The libraries (with the syntax
@@ -45,8 +74,9 @@ export async function loadMarkdownRenderer(): Promise<RenderMarkdown> {
     let parser = cache.get(columns);
     if (!parser) {
       // The typings of marked-terminal describe a Renderer; at run time it returns an extension.
-      const extension = markedTerminal({ width: Math.max(20, columns - 2), reflowText: true, showSectionPrefix: false, tab: 2 }) as unknown as MarkedExtension;
-      parser = new Marked(extension, LIST_ITEM_FIXES);
+      const width = Math.max(20, columns - 2);
+      const extension = markedTerminal({ width, reflowText: true, showSectionPrefix: false, tab: 2 }) as unknown as MarkedExtension;
+      parser = new Marked(extension, LIST_ITEM_FIXES, tablesFor(width));
       cache.set(columns, parser);
     }
     return parser;
