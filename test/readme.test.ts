@@ -47,6 +47,7 @@ const expectations: Record<string, RegExp[]> = {
   'A tool starts in the frame its block closes': [/^the tool overlapped the stream$/m],
   'A program written for Claude Code, on rxagent': [/asked: Bash \{"command":"touch hello.txt"\}/, /result: success: Created hello.txt\./],
   'Give the loop MCP servers': [/^mcp__everything__echo: Echo: hi$/m, /terminal: completed/],
+  'React, driven by one stream of commands': [/^rendered: Paris, on the \*\*Seine\*\*\.$/m],
   'Point any client at it': [/^answer: Hello from the script\.$/m, /^valid: true$/m],
 };
 
@@ -60,6 +61,12 @@ const LINKED = [
   '@anthropic-ai/claude-agent-sdk',
   '@anthropic-ai/sdk',
   '@modelcontextprotocol/server-everything',
+  // The React snippet: react-dom renders into a happy-dom document.
+  'react',
+  'react-dom',
+  '@types/react',
+  '@types/react-dom',
+  'happy-dom',
 ];
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'rxagent-readme-'));

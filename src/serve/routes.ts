@@ -7,6 +7,8 @@
  *   POST /api/sessions/:id/prompt {text}        submit a prompt, 202
  *   POST /api/sessions/:id/permissions/:req {behavior: "allow"|"deny", message?}
  *   POST /api/sessions/:id/interrupt            stop the running turn
+ *   POST /api/sessions/:id/commands {type: "prompt", text} | {type: "permission", requestId, behavior, message?} | {type: "stop"}
+ *                                               the same three as one UI command stream (what the page sends)
  *   GET  /api/sessions/:id/events               Server-Sent Events, resumable (Last-Event-ID)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +16,7 @@ import { z } from 'zod';
 import type { SessionHub } from './hub.js';
 import { HttpError, readJson, sendJson } from './http.js';
 import type { ServeSession } from './session.js';
+import type { UiCommand } from '../ui/commands.js';
 import { resumeIdOf, streamEvents } from './sse.js';
 
 export interface StoredSession {
@@ -33,6 +36,27 @@ const createBody = z.strictObject({ prompt: promptText.optional(), resume: z.str
 const promptBody = z.strictObject({ text: promptText });
 const answerBody = z.strictObject({ behavior: z.enum(['allow', 'deny']), message: z.string().optional() });
 const emptyBody = z.strictObject({});
+const commandBody = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('prompt'), text: promptText }),
+  z.strictObject({ type: z.literal('permission'), requestId: z.string().min(1), behavior: z.enum(['allow', 'deny']), message: z.string().optional() }),
+  z.strictObject({ type: z.literal('stop') }),
+]);
+
+const notWaiting = (requestId: string) => new HttpError(404, 'not_found', `no permission request '${requestId}' is waiting (answered, cancelled, or unknown)`);
+
+/** A command body as the UI command it names. */
+function uiCommandOf(body: z.infer<typeof commandBody>): UiCommand {
+  switch (body.type) {
+    case 'prompt':
+      return { type: 'prompt', input: body.text };
+    case 'permission':
+      return body.behavior === 'allow'
+        ? { type: 'permission', requestId: body.requestId, behavior: 'allow' }
+        : { type: 'permission', requestId: body.requestId, behavior: 'deny', ...(body.message ? { message: body.message } : {}) };
+    case 'stop':
+      return { type: 'stop' };
+  }
+}
 
 function sessionOr404(hub: SessionHub, id: string): ServeSession {
   const session = hub.get(id);
@@ -85,8 +109,14 @@ export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: Serv
   if (action === 'permissions' && requestId !== undefined && extra === undefined) {
     const body = await readJson(req, answerBody);
     const answer = body.behavior === 'allow' ? { behavior: 'allow' as const } : { behavior: 'deny' as const, ...(body.message ? { message: body.message } : {}) };
-    if (!session.answer(requestId, answer)) throw new HttpError(404, 'not_found', `no permission request '${requestId}' is waiting (answered, cancelled, or unknown)`);
+    if (!session.answer(requestId, answer)) throw notWaiting(requestId);
     return sendJson(res, 200, { answered: requestId, behavior: body.behavior });
+  }
+  if (action === 'commands' && requestId === undefined) {
+    const command = uiCommandOf(await readJson(req, commandBody));
+    const outcome = session.command(command);
+    if (outcome.type === 'permission' && !outcome.answered && command.type === 'permission') throw notWaiting(command.requestId);
+    return sendJson(res, outcome.type === 'prompt' ? 202 : 200, { outcome, session: session.info() });
   }
   throw new HttpError(404, 'not_found', `no API route ${url.pathname}`);
 }

@@ -6,17 +6,22 @@
  * a tab that leaves changes nothing. Permission questions go out as events of the same log and
  * wait for an answer over HTTP.
  *
- * A prompt while a turn runs is handed to that turn (queued, absorbed after its tool batch); one
- * the turn can no longer take starts the next turn. `interrupt()` aborts the running turn (its
- * terminal and transcript are kept); `close()` ends it and releases the run.
+ * Prompts, permission answers and Stop are UI commands on one command session (rxagent/ui's
+ * `createCommandSession`, the same one an Rx app drives with `runCommands`): a prompt while a turn
+ * runs is handed to that turn (queued, absorbed after its tool batch); one the turn can no longer
+ * take starts the next turn. `interrupt()` (Stop) aborts the running turn (its terminal and
+ * transcript are kept); `close()` ends it and releases the run.
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { createAgentTreeRun } from '../agents/createAgentTreeRun.js';
+import type { AgentRun } from '../loop/runHandle.js';
 import type { PreparedRun } from '../cli/buildRun.js';
-import type { LoopEvent, TerminalEvent } from '../loop/types.js';
+import type { TerminalEvent } from '../loop/types.js';
 import type { MessageParam } from '../protocol/content.js';
 import type { PermissionAnswer } from '../permissions/createPermissionPolicy.js';
 import type { PermissionChannel } from '../ui/permissionChannel.js';
+import { createCommandSession, type CommandOutcome, type CommandSession } from '../ui/commandSession.js';
+import type { QueuedPrompt, UiCommand } from '../ui/commands.js';
 import type { ViewEvent } from '../ui/types.js';
 import { EventLog, type LoggedEvent } from './eventLog.js';
 
@@ -64,11 +69,10 @@ export class ServeSession {
   readonly createdAt = Date.now();
   private readonly log: EventLog;
   private readonly live = new Subject<LoggedEvent>();
-  private current: { controller: AbortController; subscription: Subscription; submit: (text: string) => string | undefined; ended: Promise<void> } | undefined;
-  private readonly waitingPrompts: string[] = [];
+  private readonly commands: CommandSession;
+  private readonly commandEvents: Subscription;
   private title = '';
   private closed = false;
-  private readonly permissionSubscription: Subscription;
   private pending = new Set<string>();
 
   constructor(
@@ -78,9 +82,11 @@ export class ServeSession {
     maxLogEvents?: number,
   ) {
     this.log = new EventLog(maxLogEvents);
-    this.permissionSubscription = permissions.events$.subscribe((event) => {
+    this.commands = createCommandSession({ startTurn: (prompt, signal) => this.startTurn(prompt, signal), permissions });
+    this.commandEvents = this.commands.events$.subscribe((event) => {
       if (event.type === 'permission_request') this.pending.add(event.requestId);
-      else this.pending.delete(event.requestId);
+      else if (event.type === 'permission_settled') this.pending.delete(event.requestId);
+      else if (event.type === 'terminal' && event.messages) this.run.history = event.messages;
       this.append(event);
     });
     // A resumed session shows what was said before.
@@ -99,7 +105,7 @@ export class ServeSession {
       sessionId: this.run.sessionId,
       model: this.run.model,
       cwd: this.run.cwd,
-      running: this.current !== undefined,
+      running: this.commands.running,
       createdAt: this.createdAt,
       lastEventId: this.log.lastEventId,
       title: this.title,
@@ -117,41 +123,38 @@ export class ServeSession {
     this.append({ type: 'warning', message, chainId: '', depth: 0 });
   }
 
-  prompt(text: string): PromptAnswer {
+  /** One UI command (a prompt, a permission answer, Stop), as an Rx app feeds `runCommands`. */
+  command(command: UiCommand): CommandOutcome {
     if (this.closed) throw new Error('the session is closed');
-    if (this.title === '') this.title = titleOf(text);
-    if (this.current) {
-      const commandId = this.current.submit(text);
-      if (commandId !== undefined) return { status: 'joined', commandId };
-      this.waitingPrompts.push(text);
-      return { status: 'queued' };
-    }
-    this.startTurn(text);
-    return { status: 'started' };
+    if (command.type === 'prompt' && this.title === '') this.title = titleOf(typeof command.input === 'string' ? command.input : promptText(command.input));
+    return this.commands.dispatch(command);
+  }
+
+  prompt(text: string): PromptAnswer {
+    const outcome = this.command({ type: 'prompt', input: text });
+    return outcome.type === 'prompt' ? { status: outcome.status, ...(outcome.commandId ? { commandId: outcome.commandId } : {}) } : { status: 'queued' };
   }
 
   answer(requestId: string, answer: PermissionAnswer): boolean {
-    return this.permissions.answer(requestId, answer);
+    if (this.closed) return false;
+    const outcome = this.command({ type: 'permission', requestId, ...answer });
+    return outcome.type === 'permission' && outcome.answered;
   }
 
-  /** Aborts the running turn; false when none runs. */
+  /** Stop: aborts the running turn; false when none runs. */
   interrupt(): boolean {
-    if (!this.current) return false;
-    this.waitingPrompts.length = 0;
-    this.current.controller.abort();
-    return true;
+    if (this.closed) return false;
+    const outcome = this.command({ type: 'stop' });
+    return outcome.type === 'stop' && outcome.stopped;
   }
 
   /** Ends the running turn (terminal and transcript kept) and releases the run. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.waitingPrompts.length = 0;
     this.permissions.denyAll('The server is stopping.');
-    const running = this.current;
-    running?.controller.abort();
-    await running?.ended;
-    this.permissionSubscription.unsubscribe();
+    await this.commands.close();
+    this.commandEvents.unsubscribe();
     this.live.complete();
     await this.run.close();
   }
@@ -160,43 +163,8 @@ export class ServeSession {
     this.live.next(this.log.append(this.now(), event.type === 'terminal' ? compactTerminal(event) : event));
   }
 
-  private startTurn(prompt: string): void {
-    const controller = new AbortController();
-    const agentRun = createAgentTreeRun(this.run.loopOptions(prompt, controller.signal));
-    let resolveEnded!: () => void;
-    const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
-    const finish = () => {
-      this.current = undefined;
-      resolveEnded();
-      const next = this.waitingPrompts.shift();
-      if (next !== undefined && !this.closed) this.startTurn(next);
-    };
-    const submitted = new Map<string, string>();
-    const turn = {
-      controller,
-      ended,
-      subscription: undefined as unknown as Subscription,
-      submit: (text: string) => {
-        const handle = agentRun.submit(text);
-        if (!handle.accepted) return undefined;
-        submitted.set(handle.id, text);
-        return handle.id;
-      },
-    };
-    this.current = turn;
-    turn.subscription = agentRun.events$.pipe(this.run.traceTurn()).subscribe({
-      next: (event: LoopEvent) => {
-        if (event.type === 'terminal' && event.messages) this.run.history = event.messages;
-        // A submission the turn ended before absorbing is not lost: it starts the next turn.
-        const discarded = event.type === 'command_lifecycle' && event.status === 'discarded' ? submitted.get(event.id) : undefined;
-        if (discarded !== undefined && !controller.signal.aborted) this.waitingPrompts.push(discarded);
-        this.append(event);
-      },
-      error: (error: unknown) => {
-        this.warn(`the turn failed: ${error instanceof Error ? error.message : String(error)}`);
-        finish();
-      },
-      complete: finish,
-    });
+  private startTurn(prompt: QueuedPrompt, signal: AbortSignal): AgentRun {
+    const agentRun = createAgentTreeRun(this.run.loopOptions(prompt.input, signal));
+    return { events$: agentRun.events$.pipe(this.run.traceTurn()), submit: (input, options) => agentRun.submit(input, options) };
   }
 }

@@ -4,7 +4,6 @@
  * argument refused before anything is sent; through `agentLoop({ mcpServers })` over real HTTP
  * and through the built command in -p, stream-json and the piped interactive view.
  */
-import { spawn } from 'node:child_process';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentLoop } from '../../src/loop/agentLoop.js';
@@ -14,7 +13,7 @@ import type { MessageParam } from '../../src/protocol/content.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { createMessagesClient } from '../../src/transport/createMessagesClient.js';
-import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst } from '../cli/helpers.js';
+import { assertBuilt, makeSandbox, parseLines, removeSandboxes, runAgainst } from '../cli/helpers.js';
 import { isResult, startStreamHost, userLine } from '../cli/streamHost.js';
 import { hold, type Held } from './hold.js';
 import { everythingStdio } from './servers.js';
@@ -140,25 +139,11 @@ describe('through the command', () => {
   });
 
   it('the interactive view (piped): /mcp__everything__args-prompt runs a turn with the server prompt', async () => {
-    const server = await startScriptedServer({ script: answer });
-    const box = makeSandbox();
-    try {
-      const child = spawn(process.execPath, [CLI, '--mcp-config', mcpConfig], {
-        cwd: box.cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-      child.stdin.end('/mcp__everything__args-prompt Rome\n');
-      expect(await closed).toBe(0);
-      expect(stdout).toContain('It is sunny.');
-      expect(stdout).not.toContain('Unknown command');
-      expect(firstUserText(server.requests[0]!.body)).toContain("What's weather in Rome?");
-    } finally {
-      await server.close();
-    }
+    const run = await runAgainst(answer, ['--mcp-config', mcpConfig], { ...makeSandbox(), stdin: '/mcp__everything__args-prompt Rome\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('It is sunny.');
+    expect(run.stdout).not.toContain('Unknown command');
+    expect(firstUserText(run.server.requests[0]!.body)).toContain("What's weather in Rome?");
   });
 });
 

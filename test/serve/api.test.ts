@@ -27,6 +27,7 @@ let atStart: { sessions: unknown[] };
 function script(req: MessagesRequest): ScriptedResponse {
   const last = lastUserText(req);
   if (last.includes('hold')) return { kind: 'message', blocks: [{ type: 'text', text: 'First words', chunkSize: 3 }], endAfter: held.promise };
+  if (last.includes('write via commands')) return { kind: 'message', blocks: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch commanded.txt' } }] };
   if (last.includes('ask to write')) return { kind: 'message', blocks: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch approved.txt' } }] };
   if (last.includes('sleep long')) return { kind: 'message', blocks: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 300' } }] };
   return { kind: 'message', blocks: [{ type: 'text', text: `answer to: ${last.slice(0, 60)}` }] };
@@ -155,6 +156,36 @@ describe('rxagent serve: API', () => {
     expect((await postJson(api(`/api/sessions/${id}/interrupt`), {})).json).toEqual({ interrupted: false });
     const next = await postJson(api(`/api/sessions/${id}/prompt`), { text: 'and now?' });
     expect(next.json.prompt.status).toBe('started');
+  });
+
+  it('one commands route for all three: a prompt starts a turn, a permission answer lets the call run, Stop ends the next turn; bad commands are 4xx', async () => {
+    const { json } = await postJson(api('/api/sessions'), {});
+    const id = json.session.sessionId as string;
+    const commands = api(`/api/sessions/${id}/commands`);
+    const eventsUrl = api(`/api/sessions/${id}/events`);
+    const prompted = await postJson(commands, { type: 'prompt', text: 'ask to write via commands' });
+    expect(prompted.status).toBe(202);
+    expect(prompted.json.outcome).toEqual({ type: 'prompt', status: 'started' });
+    const asked = await readEvents(eventsUrl, (e) => e.event.type === 'permission_request');
+    const requestId = String(asked.at(-1)!.event['requestId']);
+    expect((await postJson(commands, { type: 'permission', requestId: 'nope', behavior: 'allow' })).status).toBe(404);
+    expect((await postJson(commands, { type: 'permission', requestId, behavior: 'allow' })).json.outcome).toEqual({ type: 'permission', answered: true });
+    const first = await readEvents(eventsUrl, (e) => e.event.type === 'terminal', asked.at(-1)!.id);
+    expect(first.find((e) => e.event.type === 'permission_settled')?.event).toMatchObject({ requestId, behavior: 'allow' });
+    expect(first.at(-1)!.event).toMatchObject({ reason: 'completed' });
+    expect(existsSync(join(sandbox.cwd, 'commanded.txt'))).toBe(true);
+
+    expect((await postJson(commands, { type: 'stop' })).json.outcome).toEqual({ type: 'stop', stopped: false });
+    await postJson(commands, { type: 'prompt', text: 'sleep long via commands' });
+    const started = await readEvents(eventsUrl, (e) => e.event.type === 'tool_start', first.at(-1)!.id);
+    expect((await postJson(commands, { type: 'stop' })).json.outcome).toEqual({ type: 'stop', stopped: true });
+    const stopped = await readEvents(eventsUrl, (e) => e.event.type === 'terminal', started.at(-1)!.id);
+    expect(stopped.at(-1)!.event['reason']).toMatch(/^aborted_/);
+
+    for (const bad of [{}, { type: 'launch' }, { type: 'prompt' }, { type: 'prompt', text: '  ' }, { type: 'stop', now: true }, { type: 'permission', requestId: 'x', behavior: 'maybe' }]) {
+      const answer = await postJson(commands, bad);
+      expect([answer.status, answer.json.error?.type]).toEqual([400, 'invalid_request']);
+    }
   });
 });
 

@@ -34,6 +34,12 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   return data;
 }
 
+/** The commands route's body (rxagent/ui's `UiCommand`, with a prompt's text as `text`). */
+export type PageCommand =
+  | { readonly type: 'prompt'; readonly text: string }
+  | { readonly type: 'permission'; readonly requestId: string; readonly behavior: 'allow' | 'deny' }
+  | { readonly type: 'stop' };
+
 const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
 
 export const api = {
@@ -41,9 +47,7 @@ export const api = {
   getSession: (id: string) => call<{ session: SessionInfo }>('GET', sessionPath(id)),
   createSession: () => call<{ session: SessionInfo }>('POST', '/api/sessions', {}),
   resumeSession: (id: string) => call<{ session: SessionInfo }>('POST', '/api/sessions', { resume: id }),
-  prompt: (id: string, text: string) => call<unknown>('POST', `${sessionPath(id)}/prompt`, { text }),
-  interrupt: (id: string) => call<unknown>('POST', `${sessionPath(id)}/interrupt`, {}),
-  answer: (id: string, requestId: string, behavior: 'allow' | 'deny') =>
-    call<unknown>('POST', `${sessionPath(id)}/permissions/${encodeURIComponent(requestId)}`, { behavior }),
+  /** One UI command (prompt, permission answer, Stop): the page sends all three this way. */
+  command: (id: string, command: PageCommand) => call<unknown>('POST', `${sessionPath(id)}/commands`, command),
   eventsUrl: (id: string) => withToken(`${sessionPath(id)}/events`),
 };

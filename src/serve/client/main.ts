@@ -4,11 +4,15 @@
  * The session is the one in the URL (`?session=`), else the newest live one, so a reload or a
  * second tab shows the same run; the URL is updated to name it. The picker in the bar switches
  * to another session, resumes a stored one or opens a new one.
+ *
+ * What the person does is ONE stream of commands (Enter: a prompt, Allow/Deny: a permission
+ * answer, Stop), sent in order (`concatMap`) to the session's commands route, which drives the
+ * same command session an Rx app drives with `runCommands`.
  */
-import { animationFrameScheduler, auditTime, combineLatest, interval, map, share, startWith } from 'rxjs';
+import { animationFrameScheduler, auditTime, catchError, combineLatest, concatMap, EMPTY, from, interval, map, share, startWith, Subject } from 'rxjs';
 import { inputSummary } from '../../ui/inputSummary.js';
 import { emptyView, liveUsage, toViewStamped, type AgentView, type PermissionView } from '../../ui/index.js';
-import { api, type SessionInfo } from './api.js';
+import { api, type PageCommand, type SessionInfo } from './api.js';
 import { h } from './dom.js';
 import { sessionEvents } from './events.js';
 import { sessionPicker } from './picker.js';
@@ -39,7 +43,10 @@ async function chooseSession(): Promise<SessionInfo> {
   return session;
 }
 
-function renderPermissions(sessionId: string, permissions: readonly PermissionView[]): void {
+/** Everything the person asks for, in the order asked. */
+const commands = new Subject<PageCommand & { readonly onError?: (message: string) => void }>();
+
+function renderPermissions(permissions: readonly PermissionView[]): void {
   const shown = new Map([...permissionsEl.children].map((el) => [(el as HTMLElement).dataset['requestId'] ?? '', el]));
   const wanted = new Set(permissions.map((p) => p.requestId));
   for (const [id, el] of shown) if (!wanted.has(id)) el.remove();
@@ -49,7 +56,7 @@ function renderPermissions(sessionId: string, permissions: readonly PermissionVi
     const deny = h('button', { type: 'button', class: 'deny' }, 'Deny');
     const answer = (behavior: 'allow' | 'deny') => {
       allow.disabled = deny.disabled = true;
-      api.answer(sessionId, p.requestId, behavior).catch((error: Error) => showError(error.message));
+      commands.next({ type: 'permission', requestId: p.requestId, behavior });
     };
     allow.addEventListener('click', () => answer('allow'));
     deny.addEventListener('click', () => answer('deny'));
@@ -101,7 +108,7 @@ async function start(): Promise<void> {
     .pipe(auditTime(0, animationFrameScheduler))
     .subscribe(([view, connection]) => {
       renderer.render(view);
-      renderPermissions(session.sessionId, view.permissions);
+      renderPermissions(view.permissions);
       renderChrome(view, connection);
       if (atBottom) conversation.scrollTop = conversation.scrollHeight;
       // A turn started or ended: the picker's titles and running marks change with it. Keyed on the
@@ -119,14 +126,28 @@ async function start(): Promise<void> {
     if (text.trim() === '') return;
     promptEl.value = '';
     atBottom = true;
-    api.prompt(session.sessionId, text).catch((error: Error) => {
-      promptEl.value = text;
-      showError(error.message);
+    commands.next({
+      type: 'prompt',
+      text,
+      onError: (message) => {
+        promptEl.value = text;
+        showError(message);
+      },
     });
   });
-  stopEl.addEventListener('click', () => {
-    api.interrupt(session.sessionId).catch((error: Error) => showError(error.message));
-  });
+  stopEl.addEventListener('click', () => commands.next({ type: 'stop' }));
+  commands
+    .pipe(
+      concatMap(({ onError, ...command }) =>
+        from(api.command(session.sessionId, command)).pipe(
+          catchError((error: Error) => {
+            (onError ?? showError)(error.message);
+            return EMPTY;
+          }),
+        ),
+      ),
+    )
+    .subscribe();
   document.body.dataset['ready'] = 'true';
 }
 
