@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { SessionClosedError, SessionExistsError, SessionNotFoundError, SessionWriteError } from '../session/errors.js';
-import { parseTranscript } from '../session/parseTranscript.js';
+import { parseTranscript, type ParsedTranscript } from '../session/parseTranscript.js';
 import { assertValidSessionId } from '../session/paths.js';
 import type { SessionRecord } from '../session/records.js';
 import type { OpenMode, SessionInfo, SessionStore, SessionTranscript, SessionWriter } from '../session/store.js';
@@ -101,16 +101,17 @@ export async function createPgSessionStore(options: PgSessionStoreOptions): Prom
       assertValidSessionId(sessionId);
       const exists = await pool.query(`SELECT 1 FROM ${SCHEMA}.sessions WHERE session_id = $1`, [sessionId]);
       if (exists.rowCount === 0) throw new SessionNotFoundError(sessionId, where);
-      const { rows } = await pool.query<{ body: string }>(
-        `SELECT body FROM ${SCHEMA}.records WHERE session_id = $1 ORDER BY id`,
-        [sessionId],
-      );
-      // One row is one JSONL line: the JSONL parser's skipping rules (and warnings) apply as they are.
-      const { records, warnings } = parseTranscript(rows.map((row) => `${row.body.replaceAll('\n', ' ')}\n`).join(''));
-      return { sessionId, records, warnings };
+      return { sessionId, ...(await readSessionRecords(pool, sessionId)) };
     },
     end: () => pool.end(),
   };
+}
+
+/** A session's records in append order, parsed as the JSONL store parses its lines. */
+export async function readSessionRecords(pool: pg.Pool, sessionId: string): Promise<ParsedTranscript> {
+  const { rows } = await pool.query<{ body: string }>(`SELECT body FROM ${SCHEMA}.records WHERE session_id = $1 ORDER BY id`, [sessionId]);
+  // One row is one JSONL line: the JSONL parser's skipping rules (and warnings) apply as they are.
+  return parseTranscript(rows.map((row) => `${row.body.replaceAll('\n', ' ')}\n`).join(''));
 }
 
 function createPgWriter(

@@ -106,6 +106,8 @@ export interface ScriptedRaw {
   readonly headers?: Readonly<Record<string, string>>;
   /** Close without ending the response properly. */
   readonly destroy?: boolean;
+  /** After the chunks, keep the response open (nothing more sent) until the client goes away. */
+  readonly holdOpen?: boolean;
 }
 
 /** Send headers, then nothing, until the client gives up. */

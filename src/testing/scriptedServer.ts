@@ -434,6 +434,11 @@ async function playRaw(ctx: PlayContext, response: ScriptedRaw): Promise<void> {
     if (!(await ctx.sleep(delayMs, signal))) return;
     if (!(await writer.write(text))) return;
   }
+  if (response.holdOpen) {
+    await writer.flush();
+    await untilAborted(signal);
+    return;
+  }
   if (response.destroy) {
     await writer.drained();
     ctx.state.destroyedByServer = true;

@@ -3,7 +3,8 @@
  * on the worker's session store. A retry (the first worker died) resumes the session from its
  * transcript: when the first attempt already stored the prompt, the loop goes on from the stored
  * history (its cut-off turn repaired on resume) instead of asking the model again what the
- * transcript already holds the answer to; a job that already ended returns its stored result.
+ * transcript already holds the answer to; an answer cut off mid-stream is retracted and asked
+ * again; a job that already ended returns its stored result.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,9 +13,11 @@ import { redact } from '../../errors.js';
 import { parseCliArgs, type CliOptions } from '../../cli/args.js';
 import { buildRun, describeRun, type PreparedRun, type RunEnvironment } from '../../cli/buildRun.js';
 import { createStreamJsonMapper } from '../../cli/output/streamJson.js';
+import { openDebugLog } from '../../cli/debugLog.js';
 import { runPrintMode } from '../../cli/printMode.js';
 import { SessionLeaseHeldError } from '../errors.js';
 import { SCHEMA } from '../pgSchema.js';
+import { cutOffAnswer } from './cutOffAnswer.js';
 import { JobHandedBackError, JobResultLostError } from './jobErrors.js';
 import { recordResult, recordStart } from './jobRuns.js';
 import type { RunJobData } from './runQueue.js';
@@ -56,13 +59,20 @@ export async function runJob(jobId: string, data: RunJobData, ctx: RunJobContext
     sessionId: exists ? undefined : data.sessionId,
   };
   const apiKey = ctx.env['ANTHROPIC_API_KEY'];
+  // A job's `--debug` / `--debug-file` work as in `-p` (the file is the worker's to open; on
+  // stderr the lines join the worker's log).
+  const debug = openDebugLog(options, (text) => ctx.onWarning(`job ${jobId}: ${redact(text, apiKey).trimEnd()}`), ctx.cwd);
   const environment: RunEnvironment = {
     env: ctx.env,
     cwd: ctx.cwd,
     homeDir: ctx.homeDir,
     platform: process.platform,
     interactive: false,
-    onWarning: (message) => ctx.onWarning(`job ${jobId}: ${message}`),
+    onWarning: (message) => {
+      debug?.write(`warning: ${message}`);
+      ctx.onWarning(`job ${jobId}: ${message}`);
+    },
+    ...(debug ? { onHookEvent: debug.hookEvent } : {}),
     ...(data.traceparent ? { traceparent: data.traceparent } : {}),
   };
   let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
@@ -71,7 +81,7 @@ export async function runJob(jobId: string, data: RunJobData, ctx: RunJobContext
     const progress = await recordStart(ctx.db, jobId, data.sessionId, run.history.length);
     if (progress.kind === 'ended') return { resultLine: progress.resultLine, exitCode: progress.exitCode };
     const promptStored = progress.kind === 'started' && run.history.length > progress.historyLength;
-    if (promptStored && run.history[run.history.length - 1]?.role !== 'user') throw new JobResultLostError(jobId, data.sessionId);
+    if (promptStored && run.history[run.history.length - 1]?.role !== 'user') await retractCutOffAnswer(run, ctx.db, jobId, data.sessionId);
     const mapper = createStreamJsonMapper(describeRun(run), {
       includePartialMessages: false,
       newUuid: randomUUID,
@@ -83,6 +93,7 @@ export async function runJob(jobId: string, data: RunJobData, ctx: RunJobContext
     const exitCode = await runPrintMode(options, promptStored ? withoutPrompt(run) : run, mapper, given.prompt, ctx.signal, {
       writeOut: (text) => void (out += redact(text, apiKey)),
       writeErr: (text) => ctx.onWarning(`job ${jobId}: ${redact(text, apiKey).trimEnd()}`),
+      ...(debug ? { onEvent: debug.loopEvent } : {}),
     });
     if (ctx.signal.aborted) throw new JobHandedBackError(jobId);
     return await recordResult(ctx.db, jobId, out.trim(), exitCode);
@@ -105,6 +116,18 @@ async function buildRunOnceFree(options: CliOptions, environment: RunEnvironment
       await sleep(waitMs, undefined, { signal });
     }
   }
+}
+
+/**
+ * A run handed back while the model streamed left the start of an answer: it is tombstoned (kept
+ * in the transcript, out of the history) and the model is asked again from the job's prompt, so the
+ * result is one whole answer. A finished answer with no stored result is not asked again.
+ */
+async function retractCutOffAnswer(run: PreparedRun, db: pg.Pool, jobId: string, sessionId: string): Promise<void> {
+  const cut = await cutOffAnswer(db, sessionId);
+  if (!cut || !run.transcript) throw new JobResultLostError(jobId, sessionId);
+  await run.transcript.append([{ type: 'tombstone', uuids: [cut.uuid], chainId: cut.chainId ?? '', depth: cut.depth ?? 0, timestamp: Date.now() }]);
+  run.history = run.history.slice(0, -1);
 }
 
 /** The same run, but its turn adds no prompt: the stored history (ending with a user message) is sent as is. */
