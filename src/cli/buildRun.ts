@@ -303,6 +303,8 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       limits: mcpLimits,
       notStarted: mcpSources.notStarted,
       clientInfo: { name: 'rxagent', version: packageVersion() },
+      // A traced run sends each MCP call's trace context on (telemetry is chosen above).
+      traceparentFor: (toolUseId, toolName) => telemetry.traceparentFor(toolUseId, toolName),
       onWarning: runEnv.onWarning,
       // A bare deny name (`--disallowedTools mcp__files`) removes those tools from the offer.
       offer: (name) => !removedByDenyRules(name, [...settings.permissions.deny, ...options.disallowedTools]),

@@ -19,7 +19,13 @@ export interface McpCallOptions {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   readonly onProgress: (update: McpProgressUpdate) => void;
+  /** The loop's id of the call and the tool's name as the model knows it (its trace context is looked up by them). */
+  readonly toolUseId?: string;
+  readonly toolName?: string;
 }
+
+/** The W3C `traceparent` of a tool call's span, when the run is traced (see `createMcpCaller`). */
+export type TraceparentFor = (toolUseId: string, toolName: string) => string | undefined;
 
 /** What a tool adapter needs: one call. Implemented over an SDK client by `createMcpCaller`. */
 export interface McpCaller {
@@ -32,7 +38,7 @@ let tokens = 0;
  * A caller over a connected client. `transport` must be the one the client is connected to;
  * the progress route is installed on it here (after `client.connect`).
  */
-export function createMcpCaller(client: Pick<Client, 'callTool'>, transport: Transport): McpCaller {
+export function createMcpCaller(client: Pick<Client, 'callTool'>, transport: Transport, traceparentFor?: TraceparentFor): McpCaller {
   const routes = new Map<string, (update: McpProgressUpdate) => void>();
   const forward = transport.onmessage;
   transport.onmessage = (message, extra) => {
@@ -41,11 +47,15 @@ export function createMcpCaller(client: Pick<Client, 'callTool'>, transport: Tra
     else forward?.(message, extra);
   };
   return {
-    async callTool(name, args, { signal, timeoutMs, onProgress }) {
+    async callTool(name, args, { signal, timeoutMs, onProgress, toolUseId, toolName }) {
       const progressToken = `rxagent-${++tokens}`;
       routes.set(progressToken, onProgress);
+      // The call's trace context, where OpenTelemetry's MCP conventions put it (`params._meta`);
+      // an HTTP transport also sends it as the `traceparent` header (transports.ts).
+      const traceparent = toolUseId === undefined ? undefined : traceparentFor?.(toolUseId, toolName ?? name);
       try {
-        const result = await client.callTool({ name, arguments: args, _meta: { progressToken } }, undefined, { signal, timeout: timeoutMs });
+        const _meta = { progressToken, ...(traceparent ? { traceparent } : {}) };
+        const result = await client.callTool({ name, arguments: args, _meta }, undefined, { signal, timeout: timeoutMs });
         return result as CallToolResult;
       } finally {
         routes.delete(progressToken);

@@ -16,7 +16,7 @@ import type { Tool } from '../tools/types.js';
 import { expandServerConfig, type McpServerConfig } from './config.js';
 import type { EnvLookup } from './expandEnv.js';
 import type { McpLimits } from './limits.js';
-import { createMcpCaller, type McpCaller } from './caller.js';
+import { createMcpCaller, type McpCaller, type TraceparentFor } from './caller.js';
 import { promptsOfServer, type McpPrompt } from './prompts.js';
 import { adaptMcpTool } from './toolAdapter.js';
 import { openTransport, type OpenedTransport } from './transports.js';
@@ -57,6 +57,8 @@ export interface ConnectServerOptions {
   readonly clientInfo?: { readonly name: string; readonly version: string };
   /** Receives the promise of each connection's close (the command awaits them before it exits). */
   readonly onClose?: (closed: Promise<void>) => void;
+  /** A traced run's tool-call trace context, sent with each `tools/call`. */
+  readonly traceparentFor?: TraceparentFor;
 }
 
 const looseToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -120,7 +122,7 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
             skipped.push({ name: nameOf(raw), reason: `its definition is not a valid MCP tool (${definition.error.issues.map((i) => `${i.path.join('.') || 'tool'}: ${i.message}`).join('; ')})` });
             continue;
           }
-          caller ??= createMcpCaller(client, opened.transport);
+          caller ??= createMcpCaller(client, opened.transport, options.traceparentFor);
           const adapted = adaptMcpTool(name, definition.data as McpToolDefinition, caller, options.limits);
           if (adapted.ok) tools.push(adapted.tool);
           else skipped.push({ name: definition.data.name, reason: adapted.reason });

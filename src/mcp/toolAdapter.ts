@@ -64,7 +64,7 @@ export function adaptMcpTool(serverName: string, definition: McpToolDefinition, 
     // MCP calls can be cancelled by protocol, so an interrupt need not wait for them.
     interruptBehavior: 'cancel',
     timeoutMs: limits.toolTimeoutMs,
-    call: (input, ctx) => callMcpTool(caller, definition.name, input, ctx.signal, limits.toolTimeoutMs),
+    call: (input, ctx) => callMcpTool(caller, definition.name, input, ctx.signal, limits.toolTimeoutMs, { toolUseId: ctx.toolUseId, toolName: name }),
     renderResult: (result) => renderMcpResult(result, limits.maxOutputTokens),
   });
   return { ok: true, tool: Object.freeze({ ...tool, jsonSchema: compiled.jsonSchema }) };
@@ -80,11 +80,13 @@ function callMcpTool(
   input: Record<string, unknown>,
   signal: AbortSignal,
   timeoutMs: number,
+  call: { readonly toolUseId: string; readonly toolName: string },
 ): Observable<ToolYield<CallToolResult>> {
   return new Observable<ToolYield<CallToolResult>>((subscriber) => {
     caller
       .callTool(toolName, input, {
         signal,
+        ...call,
         timeoutMs: Math.min(timeoutMs + 1_000, 2 ** 31 - 1),
         onProgress: ({ progress, total, message }) => {
           const data: McpProgress = {

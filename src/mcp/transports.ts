@@ -48,7 +48,8 @@ export function openTransport(config: McpServerConfig, cwd: string | undefined):
         throw new ConfigurationError(`"url" ${JSON.stringify(config.url)} is not a valid URL`);
       }
       const requestInit: RequestInit = config.headers ? { headers: { ...config.headers } } : {};
-      const transport = config.type === 'http' ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+      const options = { requestInit, fetch: withTraceparentHeader };
+      const transport = config.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
       return { transport, stderrTail: () => '', pid: () => null };
     }
     case 'transport':
@@ -57,5 +58,29 @@ export function openTransport(config: McpServerConfig, cwd: string | undefined):
       const unknownType: never = config;
       throw new ConfigurationError(`unknown MCP server type ${JSON.stringify((unknownType as { type?: unknown }).type)}`);
     }
+  }
+}
+
+/**
+ * A posted JSON-RPC message that carries a trace context in `params._meta.traceparent` (a traced
+ * `tools/call`, see caller.ts) also sends it as the W3C `traceparent` header, so an instrumented
+ * HTTP server joins the trace without reading MCP's `_meta`.
+ */
+const withTraceparentHeader = (input: string | URL, init?: RequestInit): Promise<Response> => {
+  const traceparent = typeof init?.body === 'string' ? traceparentOf(init.body) : undefined;
+  if (traceparent === undefined) return fetch(input, init);
+  const headers = new Headers(init?.headers);
+  headers.set('traceparent', traceparent);
+  return fetch(input, { ...init, headers });
+};
+
+function traceparentOf(body: string): string | undefined {
+  if (!body.includes('"traceparent"')) return undefined;
+  try {
+    const message = JSON.parse(body) as { params?: { _meta?: { traceparent?: unknown } } };
+    const value = message.params?._meta?.traceparent;
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
   }
 }

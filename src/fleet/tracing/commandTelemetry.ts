@@ -8,8 +8,9 @@
  * The run span's parent comes from a W3C `traceparent` (a job's, or the `TRACEPARENT` variable a
  * CI system or a calling process sets), so a worker's run joins the trace of whoever submitted it.
  */
-import { context as otelContext, ROOT_CONTEXT, trace, type Context, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import { context as otelContext, ROOT_CONTEXT, trace, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import { NO_TELEMETRY, type CommandTelemetry, type TelemetryConfig } from './telemetryConfig.js';
+import { ToolSpans } from './toolSpans.js';
 import { traceAgentRun } from './traceAgentRun.js';
 
 /** The W3C context a `traceparent` value names (the root context when absent or malformed). */
@@ -46,13 +47,21 @@ export async function startCommandTelemetry(
   const tracer: Tracer = provider.getTracer('rxagent', options.version);
   const propagator = new W3CTraceContextPropagator();
   const parent = contextOf(propagator, options.traceparent);
+  const traceparentOf = (span: Span): string | undefined => {
+    const carrier: Record<string, string> = {};
+    propagator.inject(trace.setSpan(otelContext.active(), span), carrier, { set: (c, key, value) => (c[key] = value) });
+    return carrier['traceparent'];
+  };
+  const toolSpans = new ToolSpans();
   return {
-    traceTurn: (sessionId) => traceAgentRun(tracer, { parent, sessionId }),
+    traceTurn: (sessionId) => traceAgentRun(tracer, { parent, sessionId, toolSpans }),
     handOff: (name, attributes = {}) => {
       const span = tracer.startSpan(name, { attributes: { ...attributes } }, parent);
-      const carrier: Record<string, string> = {};
-      propagator.inject(trace.setSpan(otelContext.active(), span), carrier, { set: (c, key, value) => (c[key] = value) });
-      return { traceparent: carrier['traceparent'], end: () => span.end() };
+      return { traceparent: traceparentOf(span), end: () => span.end() };
+    },
+    traceparentFor: (toolUseId, toolName) => {
+      const span = toolSpans.spanFor(toolUseId, toolName);
+      return span ? traceparentOf(span) : undefined;
     },
     shutdown: () => provider.shutdown(),
   };

@@ -88,6 +88,8 @@ export interface CommandTelemetry {
   traceTurn(sessionId: string): MonoTypeOperatorFunction<LoopEvent>;
   /** A span for work this process hands to another (a submitted job), and the `traceparent` that continues it. */
   handOff(name: string, attributes?: Readonly<Record<string, string>>): { readonly traceparent: string | undefined; end(): void };
+  /** The `traceparent` of a running tool call's span (an MCP call sends it on); undefined when not traced. */
+  traceparentFor(toolUseId: string, toolName: string): string | undefined;
   /** Exports what is still buffered; the command awaits it before it exits. */
   shutdown(): Promise<void>;
 }
@@ -96,5 +98,6 @@ export interface CommandTelemetry {
 export const NO_TELEMETRY: CommandTelemetry = {
   traceTurn: () => identity,
   handOff: () => ({ traceparent: undefined, end: () => undefined }),
+  traceparentFor: () => undefined,
   shutdown: async () => undefined,
 };

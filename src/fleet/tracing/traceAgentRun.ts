@@ -15,12 +15,15 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { subagentEventOf } from '../../agents/events.js';
 import type { LoopEvent } from '../../loop/types.js';
 import { GEN_AI, RXAGENT } from './genAiAttributes.js';
+import type { ToolSpans } from './toolSpans.js';
 
 export interface TraceOptions {
   /** The context the run span is a child of (a worker passes the submitter's; default: the active one). */
   readonly parent?: Context;
   /** Recorded as `gen_ai.conversation.id`. */
   readonly sessionId?: string;
+  /** Where tools find their call's span while it is open (to send its trace context on, e.g. to an MCP server). */
+  readonly toolSpans?: ToolSpans;
 }
 
 /** The Agent call a subagent's event came wrapped in: its span (when open) and the child's type and depth in the tree. */
@@ -75,6 +78,11 @@ export function traceAgentRun(tracer: Tracer, options: TraceOptions = {}): Opera
         child(`execute_tool ${name}`, chain.iteration ?? chain.agent, {
           [GEN_AI.operationName]: 'execute_tool', [GEN_AI.toolName]: name, [GEN_AI.toolCallId]: toolUseId,
         });
+      // A tool that asks for its span before its tool_start reached us: under the main agent's iteration.
+      options.toolSpans?.attach((toolUseId, toolName) => {
+        const main = rootChain === undefined ? undefined : chains.get(rootChain);
+        return toolSpan(main ?? { agent: run, tools: new Map() }, toolName, toolUseId);
+      });
       const endIteration = (chain: ChainSpans) => {
         chain.model?.end();
         chain.iteration?.end();
@@ -126,9 +134,12 @@ export function traceAgentRun(tracer: Tracer, options: TraceOptions = {}): Opera
             span.end();
             return;
           }
-          case 'tool_start':
-            chain.tools.set(event.toolUseId, { span: toolSpan(chain, event.name, event.toolUseId), name: event.name });
+          case 'tool_start': {
+            const made = () => toolSpan(chain, event.name, event.toolUseId);
+            const span = options.toolSpans ? options.toolSpans.adoptOr(event.toolUseId, made) : made();
+            chain.tools.set(event.toolUseId, { span, name: event.name });
             return;
+          }
           case 'tool_result': {
             // A result without a start: a call refused before it ran (permission, unknown tool).
             const span = chain.tools.get(event.toolUseId)?.span ?? toolSpan(chain, event.name, event.toolUseId);
@@ -136,6 +147,7 @@ export function traceAgentRun(tracer: Tracer, options: TraceOptions = {}): Opera
             if (event.result.is_error) span.setStatus({ code: SpanStatusCode.ERROR, message: resultText(event.result.content) });
             span.end();
             chain.tools.delete(event.toolUseId);
+            options.toolSpans?.closed(event.toolUseId);
             return;
           }
           case 'compact_boundary':
@@ -156,7 +168,10 @@ export function traceAgentRun(tracer: Tracer, options: TraceOptions = {}): Opera
         }
       };
       const closeChain = (id: string, chain: ChainSpans, reason: string, error?: string) => {
-        for (const { span } of chain.tools.values()) span.end();
+        for (const [toolUseId, { span }] of chain.tools) {
+          span.end();
+          options.toolSpans?.closed(toolUseId);
+        }
         endIteration(chain);
         chain.agent.setAttribute(RXAGENT.terminalReason, reason);
         if (reason !== 'completed') chain.agent.setStatus({ code: SpanStatusCode.ERROR, message: error ?? reason });
