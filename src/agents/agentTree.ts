@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { defer, EMPTY, finalize, from, map, merge, mergeMap, Observable, of, queueScheduler, race, Subject, take, takeUntil } from 'rxjs';
+import { asyncScheduler, defer, EMPTY, finalize, from, map, merge, mergeMap, Observable, of, race, Subject, take, takeUntil } from 'rxjs';
 import { expandSteps } from '../../operators/internal/expandSteps.js';
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { ConfigurationError } from '../errors.js';
@@ -96,7 +96,9 @@ function treeNode(options: AgentTreeOptions, node: NodeConfig): Observable<LoopE
     throw new ConfigurationError(`a tool named ${toolName} is already in \`tools\`; the agent tree adds its own`);
   }
   const budget = createTreeBudget(options.budget ?? (options.maxBudgetUsd !== undefined ? createCostBudget(options.maxBudgetUsd) : undefined));
-  const now = options.deps?.now ?? (() => (options.deps?.scheduler ?? queueScheduler).now());
+  // The loop's clock: `deps.now`, else the scheduler's (the loop's own trampoline reads
+  // asyncScheduler's), so a tree's durationMs is virtual under TestScheduler like a loop's.
+  const now = options.deps?.now ?? (() => (options.deps?.scheduler ?? asyncScheduler).now());
   const startedAt = now();
   const chainId = options.chainId ?? (options.deps?.uuid ?? randomUUID)();
   const baseCallModel: CallModel | undefined =

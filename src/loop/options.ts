@@ -37,7 +37,7 @@ export interface LoopDeps {
   readonly uuid?: () => string;
   /** Milliseconds, for `durationMs`. Default: the scheduler's now(). */
   readonly now?: () => number;
-  /** Trampoline scheduler between iterations. Default `queueScheduler`. */
+  /** Trampoline scheduler between iterations. Default: a private trampoline per run (trampolineScheduler.ts). */
   readonly scheduler?: SchedulerLike;
 }
 
