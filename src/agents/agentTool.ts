@@ -5,7 +5,7 @@
  * "launched <id>"; the tree delivers the final message later as a notification.
  *
  * The tool is only the model-facing edge: which tools, model, budget and abort a child gets is
- * decided by the `SubagentLauncher` the agent tree gives it (`agentTree.ts`).
+ * decided by the `SubagentLauncher` the agent tree gives it (`subagentLauncher.ts`).
  */
 import { defer, EMPTY, map, of, type Observable } from 'rxjs';
 import { z } from 'zod';
