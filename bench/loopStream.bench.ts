@@ -65,7 +65,7 @@ function networkChunks(bytes: Uint8Array, seed: number): Uint8Array[] {
 }
 
 /** The floor: SSE parsing, one JSON.parse per event, every event looked at. */
-function baseline(chunks: readonly Uint8Array[]): number {
+export function baseline(chunks: readonly Uint8Array[]): number {
   const decoder = new TextDecoder();
   let events = 0;
   const parser = createParser({
@@ -79,7 +79,7 @@ function baseline(chunks: readonly Uint8Array[]): number {
   return events;
 }
 
-function pipeline(chunks: readonly Uint8Array[]): number {
+export function pipeline(chunks: readonly Uint8Array[]): number {
   let events = 0;
   from(chunks)
     .pipe(decodeSSE(), assembleBlocks())
@@ -88,7 +88,7 @@ function pipeline(chunks: readonly Uint8Array[]): number {
 }
 
 /** The loop over the same bytes, synchronous like the others (the model is `from(chunks)`). */
-function loop(chunks: readonly Uint8Array[]): number {
+export function loop(chunks: readonly Uint8Array[]): number {
   let events = 0;
   let reason: string | undefined;
   const subscription: Subscription = agentLoop({
@@ -104,8 +104,13 @@ function loop(chunks: readonly Uint8Array[]): number {
   return events;
 }
 
+/** The bench's bytes: ~1 MiB of one text-only response, cut into random network chunks. */
+export function streamChunks(): Uint8Array[] {
+  return networkChunks(new TextEncoder().encode(sseOf(textOnlyMessage(1024 * 1024))), 5);
+}
+
 async function streamCase(): Promise<Figures> {
-  const chunks = networkChunks(new TextEncoder().encode(sseOf(textOnlyMessage(1024 * 1024))), 5);
+  const chunks = streamChunks();
   // The loop must pass on every event the pipeline assembles before its time means anything.
   const assembled = pipeline(chunks);
   const streamed = loop(chunks);

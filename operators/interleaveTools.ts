@@ -3,7 +3,8 @@
  * response feeds both the output and the tool scheduler, so tool events reach the consumer in
  * the frames they happen in, between the model's own events, while the response still streams.
  */
-import { catchError, concat, defer, EMPTY, ignoreElements, merge, Subject, tap, throwError, type OperatorFunction } from 'rxjs';
+import { Observable, Subject, type OperatorFunction } from 'rxjs';
+import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /**
  * Runs `tools` beside the response it reads and merges their outputs in their frames.
@@ -23,9 +24,9 @@ import { catchError, concat, defer, EMPTY, ignoreElements, merge, Subject, tap, 
  * interleaveTools:   -a--b-(rB#)          the SOURCE's error, after the scheduler's results
  * ```
  *
- * Within a frame the source's value comes first, then what the scheduler made of it (the
- * scheduler subscribes second). The source is subscribed once, whatever `tools`
- * does with it. If `tools` errors by itself (not by passing the source's error on), that error
+ * Within a frame the source's value comes first, then what the scheduler made of it (each
+ * value is handed to the output before the scheduler sees it). The source is subscribed once,
+ * whatever `tools` does with it, and each of its values costs one subscriber hop. If `tools` errors by itself (not by passing the source's error on), that error
  * is emitted at once.
  *
  * ## Example
@@ -44,32 +45,55 @@ import { catchError, concat, defer, EMPTY, ignoreElements, merge, Subject, tap, 
  */
 export function interleaveTools<A, T>(tools: OperatorFunction<A, T>): OperatorFunction<A, A | T> {
   return (source$) =>
-    defer(() => {
-      // Per subscription (cold): the response fanned out, and its error held until the drain.
+    new Observable<A | T>((subscriber) => {
+      // Per subscription (cold): the response fanned out to the scheduler, and its error held
+      // until the scheduler drained.
       const response$ = new Subject<A>();
       let failure: { readonly error: unknown } | undefined;
-      return concat(
-        merge(
-          response$.pipe(
-            catchError((error: unknown) => {
-              failure = { error };
-              return EMPTY;
-            }),
-          ),
-          // The pass-through branch subscribed first, so a source error is recorded before the
-          // scheduler sees it: the scheduler's re-emission of it is swallowed here.
-          response$.pipe(tools, catchError((error: unknown) => (failure ? EMPTY : throwError(() => error)))),
-          // The one subscription to the source, last (both readers listen by then). Not
-          // `connect`: it subscribes the source with a Subject as its observer, which a
-          // synchronous source never sees closed; this subscriber is chained to the consumer.
-          // (Not `tap(response$)`: tap would call the Subject's own `subscribe`/`unsubscribe`.)
-          source$.pipe(
-            tap({ next: (v) => response$.next(v), error: (e: unknown) => response$.error(e), complete: () => response$.complete() }),
-            ignoreElements(),
-            catchError(() => EMPTY),
-          ),
-        ),
-        defer(() => (failure ? throwError(() => failure!.error) : EMPTY)),
-      );
+      let sourceEnded = false;
+      let toolsEnded = false;
+      const endWhenBoth = (): void => {
+        if (!sourceEnded || !toolsEnded) return;
+        if (failure) subscriber.error(failure.error);
+        else subscriber.complete();
+      };
+      // The scheduler listens first, so it sees every value; a throwing `tools` errors at once
+      // and the source is never subscribed.
+      const tools$ = tools(response$.asObservable());
+      subscribeLinked(tools$, subscriber, {
+        next: (value) => subscriber.next(value),
+        error: (error: unknown) => {
+          // The scheduler's re-emission of a source error is the end of its drain; an error
+          // of its own is emitted at once.
+          if (!failure) return subscriber.error(error);
+          toolsEnded = true;
+          endWhenBoth();
+        },
+        complete: () => {
+          toolsEnded = true;
+          endWhenBoth();
+        },
+      });
+      if (subscriber.closed) return;
+      // One hop per model event: the value goes to the output first, then to the scheduler
+      // (which may answer it in the same frame, after it). Linked before the source runs, so
+      // an early unsubscribe stops a synchronous source at once.
+      subscribeLinked(source$, subscriber, {
+        next: (value) => {
+          subscriber.next(value);
+          if (!subscriber.closed) response$.next(value);
+        },
+        error: (error: unknown) => {
+          failure = { error };
+          sourceEnded = true;
+          response$.error(error);
+          endWhenBoth();
+        },
+        complete: () => {
+          sourceEnded = true;
+          response$.complete();
+          endWhenBoth();
+        },
+      });
     });
 }

@@ -3,9 +3,10 @@
  * This file holds only the `expand` composition; one iteration is `iteration`, its decisions
  * are the pure `decide*` functions, and every continue builds a new State in `transitions.ts`.
  */
-import { defer, EMPTY, expand, filter, finalize, ignoreElements, merge, Subject, subscribeOn, takeUntil, tap, type Observable, type MonoTypeOperatorFunction } from 'rxjs';
+import { defer, EMPTY, expand, filter, merge, noop, Observable, subscribeOn } from 'rxjs';
+import { subscribeLinked } from '../../operators/internal/subscribeLinked.js';
 import { withMcpServers } from '../mcp/withMcpServers.js';
-import { isContinue, type Continue, type IterationOutput } from './events.js';
+import { isContinue, type Continue, type EventSink, type IterationOutput } from './events.js';
 import { setup } from './initialState.js';
 import { iteration } from './iteration.js';
 import type { AgentLoopOptions } from './options.js';
@@ -61,57 +62,50 @@ export function readInput(ctx: RunContext, input$: Observable<Submission>, acks:
   return merge(ctx.input.lifecycle$, received$);
 }
 
-/** The composition itself, over a prepared context (shared with `createAgentRun`). */
+/**
+ * The composition itself, over a prepared context (shared with `createAgentRun`).
+ *
+ * One output Subscriber for every event: the iterations hand their events to `deliver` in their
+ * frame (the model phase straight from its fold, see `modelPhase.ts`), and only the `continue`
+ * items travel through `expand`. Streaming a response is one event per few tokens, so each
+ * operator hop between the fold and the consumer is paid thousands of times per response; the
+ * Subject and merges this replaces were about half the loop's cost over the bare pipeline.
+ */
 export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): Observable<LoopEvent> {
-  return defer(() => {
-    const events$ = new Subject<LoopEvent>();
-    const done$ = new Subject<void>();
-    // Events go to `events$` in their frame; only the continues go on to `expand`.
+  return new Observable<LoopEvent>((subscriber) => {
+    const input = ctx.input;
+    const deliver: EventSink = (event) => {
+      if (subscriber.closed) return;
+      // Right before the terminal: closes the input and reports how every submission ended
+      // (absorbed ones `completed`/`cancelled` by the kind of ending, still-queued ones
+      // `discarded`). Doing it synchronously with the delivery of the terminal leaves no window
+      // in which a submission is accepted but never answered, and no `queued` event can follow
+      // the terminal.
+      if (event.type === 'terminal') {
+        for (const lifecycle of input.close(isControlledTerminal(event.reason), { chainId: event.chainId, depth: event.depth })) subscriber.next(lifecycle);
+      }
+      subscriber.next(event);
+    };
     const route = (out: IterationOutput): out is Continue => {
       if (isContinue(out)) return true;
-      events$.next(out);
+      deliver(out);
       return false;
     };
     const continues = (out$: Observable<IterationOutput>): Observable<Continue> => out$.pipe(filter(route));
-    const driver$ = continues(setup(ctx)).pipe(
-      expand((next) => continues(iteration(ctx, next).pipe(subscribeOn(ctx.scheduler)))),
-      ignoreElements(),
-      tap({ complete: () => events$.complete(), error: (error: unknown) => events$.error(error) }),
-    );
-    const loop$ = merge(events$, driver$).pipe(settleInputAtTerminal(ctx), finalize(() => done$.next()));
-    return merge(
-      // Events produced outside the iterations (e.g. a submission was queued) stop with the loop.
-      extra$.pipe(takeUntil(done$)),
-      loop$,
-    ).pipe(finalize(() => ctx.dispose()));
-  });
-}
-
-/**
- * Right before the terminal: closes the input and reports how every submission ended (absorbed
- * ones `completed`/`cancelled` by the kind of ending, still-queued ones `discarded`). Doing it
- * here, synchronously with the delivery of the terminal, leaves no window (a transcript write,
- * the events before the terminal) in which a submission is accepted but never answered, and no
- * `queued` event can follow the terminal.
- */
-function settleInputAtTerminal(ctx: RunContext): MonoTypeOperatorFunction<LoopEvent> {
-  return (source$) =>
-    defer(() => {
-      const settled$ = new Subject<LoopEvent>();
-      const input = ctx.input;
-      return merge(
-        settled$,
-        source$.pipe(
-          tap({
-            next: (event) => {
-              if (event.type !== 'terminal') return;
-              const settled = input.close(isControlledTerminal(event.reason), { chainId: event.chainId, depth: event.depth });
-              for (const lifecycle of settled) settled$.next(lifecycle);
-            },
-            complete: () => settled$.complete(),
-            error: (error: unknown) => settled$.error(error),
-          }),
-        ),
-      );
+    // Events produced outside the iterations (e.g. a submission was queued) stop with the loop.
+    const extra = subscribeLinked(extra$, subscriber, { next: deliver, error: (error: unknown) => subscriber.error(error), complete: noop });
+    // Returned, so it runs after the iterations' own teardown (immediately if already over).
+    const dispose = () => ctx.dispose();
+    if (subscriber.closed) return dispose;
+    const driver$ = continues(setup(ctx)).pipe(expand((next) => continues(iteration(ctx, next, deliver).pipe(subscribeOn(ctx.scheduler)))));
+    subscribeLinked(driver$, subscriber, {
+      next: noop,
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => {
+        extra.unsubscribe();
+        subscriber.complete();
+      },
     });
+    return dispose;
+  });
 }

@@ -27,6 +27,12 @@ export interface Continue {
 /** What one iteration emits: events for the consumer, and at most one `Continue` (its last item). */
 export type IterationOutput = LoopEvent | Continue;
 
+/**
+ * Where an iteration hands the events it makes in bulk (the model phase's, one per stream event):
+ * straight to the loop's output, in their frame, instead of down the iteration's operator chain.
+ */
+export type EventSink = (event: LoopEvent) => void;
+
 export function continueWith(state: LoopState, records: readonly TranscriptRecord[] = []): Continue {
   return { type: 'continue', state, records };
 }

@@ -10,14 +10,16 @@
  * ```
  *
  * Data flows one way: the preflight leaves what to send, the model phase's fold leaves the
- * attempt, the decision reads both; nothing flows back.
+ * attempt, the decision reads both; nothing flows back. The model phase's events (`m`, `a`,
+ * `t`, `r` above) are handed to `emit` in the same frames instead of travelling this chain
+ * (one per stream event); the order the consumer sees is the one drawn.
  */
 import { catchError, concat, defer, EMPTY, from, mergeMap, of, takeWhile, type Observable } from 'rxjs';
 import type { TextBlock } from '../protocol/content.js';
 import type { Tool } from '../tools/types.js';
 import { decideAttempt } from './decideAttempt.js';
 import { terminal, type Decision } from './decision.js';
-import { isContinue, terminalOf, type Continue, type IterationOutput } from './events.js';
+import { isContinue, terminalOf, type Continue, type EventSink, type IterationOutput } from './events.js';
 import { finish, takesQueuedInput, withQueuedInput, type SettledDecision } from './finish.js';
 import { newAttempt } from './foldAttempt.js';
 import type { IterationLog } from './iterationLog.js';
@@ -28,14 +30,15 @@ import { toolsOfIteration } from './toolRefresh.js';
 import type { RunContext } from './runContext.js';
 import { TranscriptWriteFailure, writeRecords } from './transcriptWrites.js';
 
-export function iteration(ctx: RunContext, from$: Continue): Observable<IterationOutput> {
+/** `emit`: the loop's output, which the model phase's events go to directly (see `EventSink`). */
+export function iteration(ctx: RunContext, from$: Continue, emit: EventSink): Observable<IterationOutput> {
   // The tool set is asked for once, before anything else; without a refresh seam it is fixed
   // (no extra hop per iteration).
-  if (!ctx.options.refreshTools) return iterate(ctx, from$, ctx.options.tools ?? []);
-  return defer(() => toolsOfIteration(ctx.options)).pipe(mergeMap((tools) => iterate(ctx, from$, tools)));
+  if (!ctx.options.refreshTools) return iterate(ctx, from$, ctx.options.tools ?? [], emit);
+  return defer(() => toolsOfIteration(ctx.options)).pipe(mergeMap((tools) => iterate(ctx, from$, tools, emit)));
 }
 
-function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[]): Observable<IterationOutput> {
+function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[], emit: EventSink): Observable<IterationOutput> {
   return defer(() => {
     const state = from$.state;
     ctx.input.tracking = { chainId: state.chainId, depth: state.depth };
@@ -67,7 +70,7 @@ function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[]): Obse
       };
       return end(decideAttempt(log.latest, ending, ctx.decideConfig));
     });
-    return concat(preflight(ctx, log, end), modelPhase(ctx, log, tools), decide$).pipe(
+    return concat(preflight(ctx, log, end), modelPhase(ctx, log, tools, emit), decide$).pipe(
       // A terminal (from any phase) ends the iteration; the phases after it never subscribe.
       takeWhile((out) => out.type !== 'terminal', true),
       catchError((error: unknown) => concat(unwritten(ctx, log, error), of(setupFailure(ctx, log, error)))),

@@ -7,7 +7,7 @@
  */
 import { catchError, concat, defer, EMPTY, filter, from, merge, mergeMap, scan, take, takeUntil, tap, throwError, type Observable } from 'rxjs';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
-import { emitEach } from '../../operators/internal/emitEach.js';
+import { deliverEach } from '../../operators/internal/deliverEach.js';
 import { interleaveTools } from '../../operators/interleaveTools.js';
 import { withholdRecoverable } from '../../operators/withholdRecoverable.js';
 import type { AssemblyOutput } from '../assembly/types.js';
@@ -15,7 +15,7 @@ import type { MessageParam, ToolUseBlock } from '../protocol/content.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import type { Tool, ToolEvent } from '../tools/types.js';
 import { isOverloaded, isPromptTooLong } from './decideOnError.js';
-import { continueWith, eventOf, warningEvent, type IterationOutput } from './events.js';
+import { continueWith, eventOf, warningEvent, type EventSink, type IterationOutput } from './events.js';
 import { foldAttempt, newAttempt, repeatVerdict, type AttemptStep, type FoldEnv } from './foldAttempt.js';
 import type { IterationLog } from './iterationLog.js';
 import { joinConsecutiveUsers, stripThinking } from './messages.js';
@@ -23,14 +23,19 @@ import { boundaryRecord, governorInput, noticeEvents } from './preflight.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
 import { shapeRequest } from './shapeRequest.js';
 import { reactiveCompactRetry } from './transitions.js';
-import type { LoopState } from './types.js';
+import type { LoopEvent, LoopState } from './types.js';
 
-/** `tools`: this iteration's tool set (the `refreshTools` seam's answer, else `options.tools`). */
-export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly Tool[]): Observable<IterationOutput> {
+/**
+ * `tools`: this iteration's tool set (the `refreshTools` seam's answer, else `options.tools`).
+ * The events of the response and its tools go to `emit` as the fold makes them; the returned
+ * stream carries the rare rest (a fallback's notices, reactive compaction's events and
+ * `Continue`) and the phase's end.
+ */
+export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly Tool[], emit: EventSink): Observable<IterationOutput> {
   return defer(() => {
     const initial = log.latest.state;
     const stop$ = merge(ctx.abort$, ctx.input.interrupt$.pipe(tap(() => (log.interrupted = true))));
-    return callOnce(ctx, log, tools, initial, log.sent).pipe(
+    return callOnce(ctx, log, tools, initial, log.sent, emit).pipe(
       catchError((error: unknown) => {
         const fallback = ctx.options.fallbackModel;
         if (!isOverloaded(error) || !fallback || fallback === initial.model) return throwError(() => error);
@@ -41,7 +46,7 @@ export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly T
           ...(failed ? [eventOf(state, { type: 'tombstone', uuids: [failed] })] : []),
           warningEvent(state, `model ${initial.model} is overloaded; switching to ${fallback}`, 'model_fallback'),
         ];
-        return concat(from(notice), callOnce(ctx, log, tools, state, state.messages));
+        return concat(from(notice), callOnce(ctx, log, tools, state, state.messages, emit));
       }),
       withholdRecoverable<IterationOutput>({
         isRecoverable: isPromptTooLong,
@@ -61,8 +66,11 @@ export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly T
   });
 }
 
-/** One model attempt with its tools, folded: each stream or tool event becomes its loop events. */
-function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]): Observable<IterationOutput> {
+/**
+ * One model attempt with its tools, folded: each stream or tool event becomes its loop events,
+ * handed to `emit` in its frame. Emits nothing itself; ends as the attempt ends.
+ */
+function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[], emit: EventSink): Observable<never> {
   return defer(() => {
     log.latest = newAttempt(state);
     ctx.input.setInterruptible(true);
@@ -85,13 +93,13 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
       assembleBlocks(),
       interleaveTools<AssemblyOutput, ToolEvent>(tools.length === 0 ? () => EMPTY : scheduler),
       scan((step: AttemptStep, input: AssemblyOutput | ToolEvent) => foldAttempt(step.attempt, input, env), seed),
-      emitEach((step: AttemptStep): readonly IterationOutput[] => {
+      deliverEach((step: AttemptStep): readonly LoopEvent[] => {
         if (step.events[0]?.type === 'assistant_message') ctx.budget?.charge(step.attempt.costUsd);
         if (step.error !== undefined) ctx.budget?.charge(step.attempt.costUsd);
         log.latest = step.attempt;
         if (step.error !== undefined) throw step.error;
         return step.events;
-      }),
+      }, emit),
     );
   });
 }
