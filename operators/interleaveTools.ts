@@ -3,7 +3,8 @@
  * response feeds both the output and the tool scheduler, so tool events reach the consumer in
  * the frames they happen in, between the model's own events, while the response still streams.
  */
-import { Observable, Subject, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
+import { fanOut } from './internal/fanOut.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /**
@@ -48,7 +49,7 @@ export function interleaveTools<A, T>(tools: OperatorFunction<A, T>): OperatorFu
     new Observable<A | T>((subscriber) => {
       // Per subscription (cold): the response fanned out to the scheduler, and its error held
       // until the scheduler drained.
-      const response$ = new Subject<A>();
+      const response = fanOut<A>();
       let failure: { readonly error: unknown } | undefined;
       let sourceEnded = false;
       let toolsEnded = false;
@@ -59,7 +60,7 @@ export function interleaveTools<A, T>(tools: OperatorFunction<A, T>): OperatorFu
       };
       // The scheduler listens first, so it sees every value; a throwing `tools` errors at once
       // and the source is never subscribed.
-      const tools$ = tools(response$.asObservable());
+      const tools$ = tools(response.observable);
       subscribeLinked(tools$, subscriber, {
         next: (value) => subscriber.next(value),
         error: (error: unknown) => {
@@ -81,17 +82,17 @@ export function interleaveTools<A, T>(tools: OperatorFunction<A, T>): OperatorFu
       subscribeLinked(source$, subscriber, {
         next: (value) => {
           subscriber.next(value);
-          if (!subscriber.closed) response$.next(value);
+          if (!subscriber.closed) response.next(value);
         },
         error: (error: unknown) => {
           failure = { error };
           sourceEnded = true;
-          response$.error(error);
+          response.error(error);
           endWhenBoth();
         },
         complete: () => {
           sourceEnded = true;
-          response$.complete();
+          response.complete();
           endWhenBoth();
         },
       });
