@@ -42,6 +42,8 @@ export type DecodeSSEOptions = StreamEventDecoderOptions;
  *   `maxResponseChars`: the cap on the whole body, in characters (default 64 Mi). Either overflow
  *   is a non-retryable `StreamProtocolError('buffer_overflow')`. `fastDeltas: false` parses every
  *   event in full (same result, slower: the reference of the exactness tests).
+ *   `takenToolUseIds`: the tool_use ids of the request's history; a block reusing one is renamed
+ *   (`x__dup2`) like a repeat within the response, with a `debug` note.
  * @returns An operator from body chunks to `TransportOutput`.
  */
 export function decodeSSE(options: DecodeSSEOptions = {}): OperatorFunction<Uint8Array | string, TransportOutput> {

@@ -36,6 +36,7 @@ import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout,
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
 import { createRequestBodySerializer } from './requestBody.js';
+import { toolUseIdsOf } from './uniqueToolUseIds.js';
 import { idleTimeout } from '../../operators/idleTimeout.js';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
@@ -132,7 +133,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
   };
 
   /** One HTTP attempt, decoded, with its idle timeout. */
-  const attempt = (headers: Record<string, string>, body: Uint8Array): Observable<TransportOutput> => {
+  const attempt = (headers: Record<string, string>, body: Uint8Array, takenToolUseIds: ReadonlySet<string>): Observable<TransportOutput> => {
     const bytes$ = fromMessagesResponse({
       dispatcher,
       origin: endpoint.origin,
@@ -141,7 +142,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
       body,
       now: () => scheduler.now(),
     });
-    const decoded$ = bytes$.pipe(decodeSSE(decodeOptions));
+    const decoded$ = bytes$.pipe(decodeSSE({ ...decodeOptions, takenToolUseIds }));
     // Idle means no content: pings (and our own debug notes) pass on but do not restart the timer.
     const idleWatched$ =
       idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
@@ -182,8 +183,10 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
       const maxRetries = call.maxRetries ?? clientMaxRetries;
       const headers = { ...baseHeaders, ...lowerCaseKeys(call.headers) };
       const body = serializeBody(request); // once per call, reused by retries
+      // A response must not reuse a tool_use id of the history (the next request would repeat it).
+      const taken = toolUseIdsOf(request.messages);
 
-      return withAnnouncedRetries(() => attempt(headers, body), {
+      return withAnnouncedRetries(() => attempt(headers, body, taken), {
         maxRetries,
         backoff,
         scheduler,

@@ -12,7 +12,8 @@
  * Unknown event types are reported as `debug` outputs and dropped, never fatal: the API adds new
  * ones. Unknown block and delta types are passed on (any object with a string `type`): they are
  * content, which assembly keeps and the next request sends back (SPEC §14).
- * A tool_use id repeated within one message is renamed (`uniqueToolUseIds.ts`).
+ * A tool_use id repeated within one message, or reused from the history, is renamed
+ * (`uniqueToolUseIds.ts`).
  *
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
@@ -67,6 +68,11 @@ export interface StreamEventDecoderOptions {
    * compare against.
    */
   readonly fastDeltas?: boolean;
+  /**
+   * tool_use ids the conversation already used (the ids of the request's history, see
+   * `toolUseIdsOf`): a block reusing one is renamed like a repeat within the message.
+   */
+  readonly takenToolUseIds?: ReadonlySet<string>;
 }
 
 /** What one `push` or `end` produced: outputs in order, then possibly the error that ends it. */
@@ -109,7 +115,7 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
   /** Characters fed so far: one addition per chunk, not per event. */
   let responseChars = 0;
   /** Every later stage keys on tool_use ids: a repeat within one message is renamed here. */
-  const toolUseIds = createToolUseIdRegistry();
+  const toolUseIds = createToolUseIdRegistry(options.takenToolUseIds);
 
   const parser = createParser({
     maxBufferSize: options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE,

@@ -11,7 +11,13 @@
  * message already used; `_` keeps it within the API's id alphabet `[A-Za-z0-9_-]`). Only client
  * `tool_use` blocks: a server tool call's id is paired with its result block by the server, in
  * the same message, and must stay as sent.
+ *
+ * An id reused from an EARLIER turn is a repeat too: the request this response answers carries
+ * the history, and the next request would hold two tool_use blocks under one id. The ids of the
+ * history's tool_use blocks are `taken` from the start of every message (see
+ * `toolUseIdsOf`), so the reuse is renamed the same way.
  */
+import type { MessageParam } from '../protocol/content.js';
 import type { ContentBlockStartEvent, MessageStartEvent } from '../protocol/events.js';
 import type { DebugEvent } from './types.js';
 
@@ -23,8 +29,9 @@ export interface ToolUseIdRegistry {
   onMessageStart(event: MessageStartEvent): { readonly event: MessageStartEvent; readonly notes: readonly DebugEvent[] };
 }
 
-export function createToolUseIdRegistry(): ToolUseIdRegistry {
-  let seen = new Set<string>();
+/** `taken`: ids the conversation already used (the request's history), never given out again. */
+export function createToolUseIdRegistry(taken: ReadonlySet<string> = NO_IDS): ToolUseIdRegistry {
+  let seen = new Set<string>(taken);
 
   /** The id to use for a call announced as `id`: itself the first time, else the next free `__dupN`. */
   function claim(id: string): string {
@@ -40,9 +47,10 @@ export function createToolUseIdRegistry(): ToolUseIdRegistry {
   }
 
   function note(id: string, renamed: string, index: number): DebugEvent {
+    const where = taken.has(id) ? 'already used by an earlier turn' : 'in one response';
     return {
       type: 'debug',
-      message: `duplicate tool_use id "${id}" in one response; the block at index ${index} is renamed "${renamed}"`,
+      message: `duplicate tool_use id "${id}" ${where}; the block at index ${index} is renamed "${renamed}"`,
       data: { id, renamed, index },
     };
   }
@@ -56,7 +64,7 @@ export function createToolUseIdRegistry(): ToolUseIdRegistry {
       return { event: { ...event, content_block: { ...block, id: renamed } }, note: note(block.id, renamed, event.index) };
     },
     onMessageStart(event) {
-      seen = new Set();
+      seen = new Set(taken);
       const content = event.message.content;
       if (content.length === 0) return { event, notes: [] };
       const notes: DebugEvent[] = [];
@@ -71,4 +79,27 @@ export function createToolUseIdRegistry(): ToolUseIdRegistry {
       return { event: { ...event, message: { ...event.message, content: renamedContent } }, notes };
     },
   };
+}
+
+const NO_IDS: ReadonlySet<string> = new Set();
+
+/** Per history message (messages are never changed in place, see requestBody.ts): its tool_use ids. */
+const idsOfMessage = new WeakMap<object, readonly string[]>();
+
+/**
+ * The ids of every `tool_use` block in `messages` (a request's history): what a response to that
+ * request must not use again. Each message is read once; later requests look it up.
+ */
+export function toolUseIdsOf(messages: readonly MessageParam[]): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    let own = idsOfMessage.get(message);
+    if (own === undefined) {
+      own = message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+      idsOfMessage.set(message, own);
+    }
+    for (const id of own) ids.add(id);
+  }
+  return ids;
 }

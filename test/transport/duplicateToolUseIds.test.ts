@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createStreamEventDecoder } from '../../src/transport/streamEventDecoder.js';
+import { toolUseIdsOf } from '../../src/transport/uniqueToolUseIds.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
 import type { ContentBlock } from '../../src/protocol/content.js';
@@ -16,8 +17,8 @@ const toolStart = (index: number, id: string, type = 'tool_use') =>
 const blockStop = (index: number) => sseEvent({ type: 'content_block_stop', index });
 const end = sseEvent({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 1 } }) + sseEvent({ type: 'message_stop' });
 
-function decodeAll(sse: string): TransportOutput[] {
-  const decoder = createStreamEventDecoder();
+function decodeAll(sse: string, takenToolUseIds?: ReadonlySet<string>): TransportOutput[] {
+  const decoder = createStreamEventDecoder(takenToolUseIds ? { takenToolUseIds } : {});
   const first = decoder.push(sse);
   const last = decoder.end();
   expect(first.error ?? last.error).toBeUndefined();
@@ -106,5 +107,74 @@ describe('duplicate tool_use ids in one response', () => {
     ]);
     const debugNotes = events.filter((e) => e.type === 'model' && e.event.type === 'debug' && e.event.message.startsWith('duplicate tool_use id'));
     expect(debugNotes).toHaveLength(2);
+  });
+});
+
+describe('a tool_use id reused from an earlier turn', () => {
+  it("is renamed against the history's ids, in every attempt (a retry decodes with the same ids)", () => {
+    const taken = new Set(['old', 'old__dup2']);
+    const once = sseEvent(messageStart) + toolStart(0, 'old') + blockStop(0) + toolStart(1, 'old') + blockStop(1) + toolStart(2, 'new') + blockStop(2) + end;
+    for (const outputs of [decodeAll(once, taken), decodeAll(once, taken)]) {
+      expect(startedIds(outputs)).toEqual(['old__dup3', 'old__dup4', 'new']);
+      expect(notes(outputs).map((n) => n.message)).toEqual([
+        'duplicate tool_use id "old" already used by an earlier turn; the block at index 0 is renamed "old__dup3"',
+        'duplicate tool_use id "old" already used by an earlier turn; the block at index 1 is renamed "old__dup4"',
+      ]);
+    }
+    expect([...taken]).toEqual(['old', 'old__dup2']); // the caller's set is read, never written
+    // The prefilled blocks of a message_start are checked against the history as well.
+    const prefilled = { ...messageStart, message: { ...messageStart.message, content: [{ type: 'tool_use', id: 'old', name: 'echo', input: {} }] } };
+    const started = decodeAll(sseEvent(prefilled) + end, taken)[0];
+    const content = started?.type === 'message_start' ? (started.message.content as ContentBlock[]) : [];
+    expect(content.map((b) => (b.type === 'tool_use' ? b.id : b.type))).toEqual(['old__dup3']);
+  });
+
+  it("the history's ids are those of its assistant tool_use blocks only", () => {
+    const ids = toolUseIdsOf([
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'r', content: 'x' }] },
+      { role: 'assistant', content: 'plain text' },
+      { role: 'assistant', content: [{ type: 'text', text: 'hi' }, { type: 'tool_use', id: 'a', name: 'echo', input: {} }, { type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'echo', input: {} }] },
+    ] as never);
+    expect([...ids]).toEqual(['a', 'b']);
+  });
+
+  it('through agentLoop over HTTP: the reused id is renamed, each call gets exactly one result, every request is valid', async () => {
+    const { events, terminal, requests } = await runOverHttp(
+      [
+        message([toolUse('echo', { x: 'one' }, 'toolu_again')]),
+        message([toolUse('echo', { x: 'two' }, 'toolu_again'), toolUse('echo', { x: 'three' }, 'toolu_again')]),
+        message([text('done')]),
+      ],
+      { tools: [taggedEchoTool] },
+    );
+    expect(terminal).toMatchObject({ type: 'terminal', reason: 'completed' });
+    expect(requests).toHaveLength(3);
+    for (const r of requests) expect(r.validationErrors).toEqual([]);
+    const last = requests[2]!.body!;
+    expect(validateMessagesRequest(last)).toEqual([]);
+
+    const ids = ['toolu_again', 'toolu_again__dup2', 'toolu_again__dup3'];
+    const uses = last.messages.flatMap((m) =>
+      m.role === 'assistant' && typeof m.content !== 'string' ? m.content.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.input]] : [])) : [],
+    );
+    expect(uses).toEqual([
+      [ids[0], { x: 'one' }],
+      [ids[1], { x: 'two' }],
+      [ids[2], { x: 'three' }],
+    ]);
+    // Exactly one result per call, each with its own call's output.
+    const results = last.messages.flatMap((m) =>
+      m.role === 'user' && typeof m.content !== 'string' ? m.content.flatMap((b) => (b.type === 'tool_result' ? [[b.tool_use_id, JSON.stringify(b.content)]] : [])) : [],
+    );
+    expect(results.map(([id]) => id)).toEqual(ids);
+    expect(results.map(([, content]) => content)).toEqual([
+      expect.stringContaining('echo:one'),
+      expect.stringContaining('echo:two'),
+      expect.stringContaining('echo:three'),
+    ]);
+    expect(events.flatMap((e) => (e.type === 'tool_start' ? [e.toolUseId] : [])).sort()).toEqual([...ids].sort());
+    const reuseNotes = events.filter((e) => e.type === 'model' && e.event.type === 'debug' && e.event.message.includes('already used by an earlier turn'));
+    expect(reuseNotes).toHaveLength(2);
   });
 });
