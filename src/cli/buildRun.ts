@@ -46,6 +46,7 @@ import { composeSystemPrompt } from './systemPrompt.js';
 import { loadMemoryFiles, memorySection } from './claudeMd.js';
 import { expandSlashCommand, loadSlashCommands } from './slashCommands.js';
 import { argumentHintOf, expandMcpPrompt } from '../mcp/prompts.js';
+import { declineElicitation, type McpElicitationHandler } from '../mcp/elicitation.js';
 import { createStructuredOutput, STRUCTURED_OUTPUT_TOOL, type StructuredOutputState } from './structuredOutput.js';
 import type { McpServerStatus } from '../mcp/connectMcpServers.js';
 import type { McpServersConfig } from '../mcp/config.js';
@@ -86,6 +87,8 @@ export interface RunEnvironment {
   readonly extraHooks?: HooksConfig;
   /** MCP servers added to the configured ones (the SDK host's in-process servers). */
   readonly extraMcpServers?: McpServersConfig;
+  /** Who answers a server's elicitation (the interactive view's form). Default: declined with a warning. */
+  readonly onElicitation?: McpElicitationHandler;
   /** A W3C traceparent the run's spans continue (a queued job's); else `TRACEPARENT` from `env`. */
   readonly traceparent?: string;
   /** Told when each hook starts and ends (`--include-hook-events` lines, the debug log). */
@@ -306,6 +309,8 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       // A traced run sends each MCP call's trace context on (telemetry is chosen above).
       traceparentFor: (toolUseId, toolName) => telemetry.traceparentFor(toolUseId, toolName),
       onWarning: runEnv.onWarning,
+      // Servers may ask the user (elicitation): the view's form, else declined at once with a warning.
+      onElicitation: runEnv.onElicitation ?? declineElicitation(runEnv.onWarning),
       // A bare deny name (`--disallowedTools mcp__files`) removes those tools from the offer.
       offer: (name) => !removedByDenyRules(name, [...settings.permissions.deny, ...options.disallowedTools]),
     });

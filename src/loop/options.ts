@@ -8,6 +8,7 @@ import type { SharedContext, Tool, ToolEvent } from '../tools/types.js';
 import type { CanUseTool, ToolHooks } from '../tools/hooks.js';
 import type { ContextGovernor, LoopHooks, TranscriptSink } from './seams.js';
 import type { CostBudget, PriceTable } from './pricing.js';
+import type { McpElicitationHandler } from '../mcp/elicitation.js';
 import type { McpServersConfig } from '../mcp/config.js';
 import type { Submission, SubmissionAck } from './runInput.js';
 
@@ -61,6 +62,8 @@ export interface AgentLoopOptions {
   readonly refreshTools?: (tools: readonly Tool[]) => readonly Tool[] | PromiseLike<readonly Tool[]> | Observable<readonly Tool[]>;
   /** MCP servers (Claude Code's `mcpServers` shapes): connected at start, their tools added, closed at the end. */
   readonly mcpServers?: McpServersConfig;
+  /** Answers an MCP server's elicitation (it asks the user mid-call); without it servers are told the client cannot be asked. */
+  readonly onMcpElicitation?: McpElicitationHandler;
   /** History to continue from. */
   readonly messages?: readonly MessageParam[];
   /** uuid of the last message of `messages` (a resumed transcript's leaf), to chain new records. */

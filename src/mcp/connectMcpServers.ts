@@ -59,6 +59,7 @@ export function connectMcpServers(config: McpServersConfig, options: ConnectMcpS
     ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}),
     ...(options.onClose ? { onClose: options.onClose } : {}),
     ...(options.traceparentFor ? { traceparentFor: options.traceparentFor } : {}),
+    ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
   };
   const held: Observable<McpServerSnapshot>[] = Object.entries(options.notStarted ?? {}).map(([name, why]) =>
     of<McpServerSnapshot>({ name, status: why.status, error: why.reason, tools: [], skippedTools: [] }),

@@ -9,7 +9,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema, ToolSchema, type Prompt, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, PromptListChangedNotificationSchema, ToolListChangedNotificationSchema, ToolSchema, type Prompt, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { Observable } from 'rxjs';
 import { z } from 'zod';
 import type { Tool } from '../tools/types.js';
@@ -17,6 +17,7 @@ import { expandServerConfig, type McpServerConfig } from './config.js';
 import type { EnvLookup } from './expandEnv.js';
 import type { McpLimits } from './limits.js';
 import { createMcpCaller, type McpCaller, type TraceparentFor } from './caller.js';
+import { fieldsOf, type McpElicitationHandler } from './elicitation.js';
 import { promptsOfServer, type McpPrompt } from './prompts.js';
 import { adaptMcpTool } from './toolAdapter.js';
 import { openTransport, type OpenedTransport } from './transports.js';
@@ -59,6 +60,11 @@ export interface ConnectServerOptions {
   readonly onClose?: (closed: Promise<void>) => void;
   /** A traced run's tool-call trace context, sent with each `tools/call`. */
   readonly traceparentFor?: TraceparentFor;
+  /**
+   * Answers a server's `elicitation/create` (form mode). Given, the client advertises the
+   * elicitation capability; absent, it advertises none and servers do not ask.
+   */
+  readonly onElicitation?: McpElicitationHandler;
 }
 
 const looseToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -79,7 +85,17 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
       subscriber.complete();
       return undefined;
     }
-    const client = new Client(options.clientInfo ?? { name: 'rxagent', version: '0' }, { capabilities: {} });
+    const elicit = options.onElicitation;
+    const client = new Client(options.clientInfo ?? { name: 'rxagent', version: '0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+    if (elicit) {
+      client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+        const params = request.params;
+        // Form mode only (URL mode is not advertised, so the SDK refuses it before this).
+        const schema = 'requestedSchema' in params ? (params.requestedSchema as Parameters<typeof fieldsOf>[0]) : undefined;
+        const answer = await elicit({ server: name, message: params.message, fields: fieldsOf(schema), signal: extra.signal });
+        return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action };
+      });
+    }
     const startup = new AbortController();
     let closing = false;
     let connected = false;

@@ -16,3 +16,6 @@ export { mcpToolName } from './toolName.js';
 export { MCP_WARNING_CODE, withMcpServers } from './withMcpServers.js';
 export { expandMcpPrompt, McpPromptError, parsePromptCommand, promptArguments, promptMessageOf, usageOf } from './prompts.js';
 export type { McpPrompt, McpPromptArgument } from './prompts.js';
+export { declineElicitation, fieldsOf, valueOf } from './elicitation.js';
+export type { ElicitationField, McpElicitation, McpElicitationAnswer, McpElicitationHandler } from './elicitation.js';
+export { askInForm, type FormView } from './elicitationForm.js';

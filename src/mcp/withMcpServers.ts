@@ -62,7 +62,14 @@ export function withMcpServers<O extends AgentLoopOptions>(
     // Loaded on first use: a loop without MCP servers never loads the SDK.
     import('./mcpSession.js')
       .then(({ openMcpSession }) =>
-        openMcpSession(servers, { env: process.env, limits: mcpLimitsFromEnv(process.env), ...connectOptions, onWarning, signal: stop.signal }),
+        openMcpSession(servers, {
+          env: process.env,
+          limits: mcpLimitsFromEnv(process.env),
+          ...(options.onMcpElicitation ? { onElicitation: options.onMcpElicitation } : {}),
+          ...connectOptions,
+          onWarning,
+          signal: stop.signal,
+        }),
       )
       .then(startLoop, (error: unknown) => subscriber.error(error));
     return () => {

@@ -104,7 +104,7 @@ describe.each(transports)('server-everything over %s', (_label, config) => {
     expect(String(read.content)).toContain(`[resource ${uri}]`);
   });
 
-  it('tools that would need sampling or elicitation are not offered (the client does not support them)', () => {
+  it('tools that would need sampling or elicitation are not offered (no elicitation handler given, no sampling support)', () => {
     const names = held.latest()!.tools.map((t) => t.name);
     expect(names).not.toContain('mcp__everything__trigger-sampling-request');
     expect(names).not.toContain('mcp__everything__trigger-elicitation-request');

@@ -21,6 +21,7 @@ import type { CliOptions } from '../args.js';
 import { buildRun } from '../buildRun.js';
 import { runBuiltin, SHOW_ONLY, type CommandContext } from './commandHandlers.js';
 import { expandCustomCommand, loadCustomCommands } from './customCommands.js';
+import { askInForm } from '../../mcp/elicitationForm.js';
 import type { FrontEnd, FrontEndHandlers } from './frontEnd.js';
 import { historyFile } from './inputHistory.js';
 import { createLiveTools } from './liveTools.js';
@@ -113,6 +114,8 @@ export async function runInteractive(
       interactive: view.interactive,
       interactiveView: true,
       ask: asker.ask,
+      // An MCP server asking the user (elicitation) gets a form in the view.
+      onElicitation: askInForm(view),
       onWarning: (message) => print(`${paint('yellow', `warning: ${message}`)}\n`),
     });
 
