@@ -11,6 +11,7 @@ import { fieldsOf, valueOf } from '../../src/mcp/elicitation.js';
 import { askInForm, type FormView } from '../../src/mcp/elicitationForm.js';
 import { assertBuilt, makeSandbox, parseLines, removeSandboxes, runAgainst } from '../cli/helpers.js';
 import { callTool, hold, resultOf } from './hold.js';
+import { linkFixture } from './inProcess.js';
 import { everythingStdio } from './servers.js';
 
 beforeAll(assertBuilt);
@@ -135,5 +136,32 @@ describe('askInForm (the interactive view)', () => {
     expect(valueOf(age, '-1')).toEqual({ ok: false, reason: 'at least 0' });
     expect(valueOf(age, '2.5')).toEqual({ ok: false, reason: 'a whole number is needed' });
     expect(valueOf(fields.find((f) => f.name === 'color')!, 'green')).toEqual({ ok: false, reason: 'choose one of red, blue' });
+  });
+});
+
+describe('requests the client does not support are refused cleanly (the fixture server asks anyway)', () => {
+  it('sampling always, elicitation without a handler: the server gets the protocol refusal, the call its one result', async () => {
+    const fixture = linkFixture();
+    const held = hold({ fixture: fixture.config });
+    try {
+      const tools = (await held.first).tools;
+      for (const method of ['sampling/createMessage', 'elicitation/create']) {
+        const events = await callTool(tools, 'mcp__fixture__ask_client', { method });
+        expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(1);
+        expect(resultOf(events).content).toBe('client refused: MCP error -32601: Method not found');
+      }
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('elicitation with a handler: the same request reaches it', async () => {
+    const held = hold({ fixture: linkFixture().config }, { onElicitation: async (r) => ({ action: 'accept', content: { name: `${r.message} Ada` } }) });
+    try {
+      const events = await callTool((await held.first).tools, 'mcp__fixture__ask_client', { method: 'elicitation/create' });
+      expect(resultOf(events).content).toBe('client replied {"action":"accept","content":{"name":"Your name? Ada"}}');
+    } finally {
+      await held.close();
+    }
   });
 });
