@@ -5,13 +5,60 @@
  * Unicode version; graphemes (what a person sees as one character: `é` written as `e` + U+0301,
  * a flag, an emoji sequence) come from `Intl.Segmenter`. Text is cut only between graphemes.
  */
+import { stripVTControlCharacters } from 'node:util';
 import stringWidth from 'string-width';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** Columns `text` takes (escape sequences count for nothing). */
+/**
+ * How the terminal itself measures a grapheme. Terminals disagree on emoji sequences:
+ * - 'grapheme': the whole grapheme as one character, as string-width measures it (`❤️` with its
+ *   emoji variation selector is 2 columns): kitty, WezTerm, Ghostty, iTerm2, recent VTE.
+ * - 'codepoint': each code point by its own width, with combining marks, variation selectors and
+ *   what follows a zero-width joiner drawn in the cell before: tmux 3.3a, xterm, older terminals.
+ *   There `❤️` is 1 column and `✌🏽` 3 (measured in tmux 3.3a).
+ * The interactive view asks the terminal which it is (ttyFrontEnd.ts) and sets it here once, for
+ * the whole process: one terminal per process, and every width of the view must agree with it.
+ */
+export type WidthModel = 'grapheme' | 'codepoint';
+let model: WidthModel = 'grapheme';
+
+export function setWidthModel(next: WidthModel): void {
+  model = next;
+}
+
+export function widthModel(): WidthModel {
+  return model;
+}
+
+/** Columns `text` takes (escape sequences count for nothing), as the terminal draws it. */
 export function columnsOf(text: string): number {
-  return stringWidth(text);
+  if (model === 'grapheme') return stringWidth(text);
+  let columns = 0;
+  for (const g of graphemes(stripVTControlCharacters(text))) columns += codepointColumns(g);
+  return columns;
+}
+
+const REGIONAL_PAIR = /^\p{Regional_Indicator}{2}$/u;
+
+/** A grapheme's columns where the terminal measures code point by code point ('codepoint'). */
+function codepointColumns(grapheme: string): number {
+  if (REGIONAL_PAIR.test(grapheme)) return 2; // a flag is one wide character even there
+  let columns = 0;
+  let joined = false;
+  for (const point of grapheme) {
+    // The code point after a zero-width joiner is drawn into the same cell as the one before.
+    if (joined) {
+      joined = false;
+      continue;
+    }
+    if (point === '\u200d') {
+      joined = true;
+      continue;
+    }
+    columns += stringWidth(point);
+  }
+  return columns;
 }
 
 /** The graphemes of `text`, in order. */
@@ -42,7 +89,7 @@ export function wrapToColumns(line: string, width: number): string[] {
   let row = '';
   let used = 0;
   for (const g of graphemes(line)) {
-    const w = stringWidth(g);
+    const w = columnsOf(g);
     if (used + w > width && row !== '') {
       rows.push(row);
       row = '';

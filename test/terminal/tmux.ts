@@ -43,6 +43,8 @@ export interface Terminal {
   keys(...names: string[]): void;
   /** Literal text, typed (not pasted). */
   type(text: string): void;
+  /** Bytes as a terminal would send them (`send-keys -H`): sequences tmux itself does not produce. */
+  raw(bytes: string): void;
   /** Types the text and presses Enter. */
   submit(text: string): void;
   /** Text pasted as a terminal pastes it (bracketed, newlines sent as CR). */
@@ -114,6 +116,7 @@ export function startTerminal(options: TmuxOptions): Terminal {
     },
     keys: (...names) => void tmux('send-keys', '-t', 'main', ...names),
     type: (text) => void tmux('send-keys', '-t', 'main', '-l', text),
+    raw: (bytes) => void tmux('send-keys', '-t', 'main', '-H', ...Array.from(Buffer.from(bytes, 'utf8'), (b) => b.toString(16).padStart(2, '0'))),
     submit(text) {
       tmux('send-keys', '-t', 'main', '-l', text);
       tmux('send-keys', '-t', 'main', 'Enter');

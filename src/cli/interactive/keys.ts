@@ -4,10 +4,14 @@
  *
  * Shift+Enter reaches a program only when the terminal reports it distinctly: as Meta+Enter
  * (`ESC CR`, what Claude Code's terminal setup configures), as Ctrl-J (a line feed), or, once the
- * view has asked for xterm's "modifyOtherKeys" (mode 1, which leaves Ctrl-C, Esc and Tab as they
- * are), as `ESC[13;2u` (tmux with `extended-keys on`, CSI-u terminals) or `ESC[27;2;13~` (xterm).
- * Any modified Enter is a newline. A plain Enter is `CR` in raw mode.
+ * view has asked for them, in the forms csiSequences.ts reads: xterm's "modifyOtherKeys" (mode 1,
+ * which leaves Ctrl-C, Esc and Tab as they are) as `ESC[27;2;13~`, tmux with `extended-keys on`
+ * as `ESC[13;2u`, and the kitty keyboard protocol (its "disambiguate" level) as `ESC[13;2u`, with
+ * Esc and Ctrl+letters then also sent as `CSI u`. Any modified Enter is a newline. A plain Enter
+ * is `CR` in raw mode. Where none of that reaches us, `\` + Enter and Meta+Enter still work.
  */
+import { readCsi, type CsiKey, type CsiState } from './csiSequences.js';
+
 export type EditorKey =
   | { readonly type: 'insert'; readonly text: string }
   | { readonly type: 'newline' }
@@ -75,7 +79,6 @@ const NAMED: Readonly<Record<string, EditorKey['type']>> = {
 /** The editor key for one keypress, or undefined for keys the editor ignores. */
 export function toEditorKey(str: string | undefined, key: RawKey | undefined): EditorKey | undefined {
   const name = key?.name;
-  if (key?.code !== undefined && /^\[13;\d+u$/.test(key.code)) return { type: 'newline' };
   if (name === 'return') return key?.meta || key?.shift ? { type: 'newline' } : { type: 'submit' };
   if (name === 'enter') return { type: 'newline' };
   if (key?.ctrl && name !== undefined) {
@@ -92,35 +95,37 @@ export function toEditorKey(str: string | undefined, key: RawKey | undefined): E
   return { type: 'insert', text };
 }
 
-/**
- * xterm's modifyOtherKeys form `ESC [ 27 ; <modifier> ; <key code> ~` while it is being read:
- * Node's readline splits it into `ESC[27;<modifier>;` and then the digits and `~` as keys of
- * their own (they would be typed into the prompt).
- */
-export type KeyDecodeState = { readonly modifier: number; readonly digits: string } | undefined;
+/** Where a modified key's sequence was cut by readline (csiSequences.ts), to be put back together. */
+export type KeyDecodeState = CsiState;
 
 export interface KeyDecodeStep {
   readonly state: KeyDecodeState;
   readonly key: EditorKey | undefined;
+  /** The terminal answered a cursor position request (`CSI 6 n`): row and column, 1-based. */
+  readonly cursorReport?: { readonly row: number; readonly column: number };
 }
 
-/** The key an xterm extended report stands for (modifier 2: Shift; Enter is 13). */
-function extendedKey(modifier: number, code: number): EditorKey | undefined {
-  if (code === 13) return modifier > 1 ? { type: 'newline' } : { type: 'submit' };
-  // Shift alone with a printable key is that key's shifted text (xterm sends the shifted code).
-  if (modifier === 2 && code >= 0x20 && code !== 0x7f && code <= 0x10ffff) return { type: 'insert', text: String.fromCodePoint(code) };
-  return undefined;
+/** The editor key a CSI-encoded key stands for. */
+function editorKeyOf(key: CsiKey): EditorKey | undefined {
+  if (key.type !== 'ctrl') return key;
+  // Ctrl-J is a line feed, a newline in the prompt, as it is when it comes as a byte.
+  if (key.letter === 'j') return { type: 'newline' };
+  const mapped = CTRL[key.letter];
+  return mapped === undefined ? undefined : ({ type: mapped } as EditorKey);
 }
 
 /** One keypress, read with what came before it (pure): the editor key, if it completes one. */
 export function decodeKey(state: KeyDecodeState, str: string | undefined, key: RawKey | undefined): KeyDecodeStep {
-  const start = key?.code === undefined ? null : /^\[27;(\d+);$/.exec(key.code);
-  if (start) return { state: { modifier: Number(start[1]), digits: '' }, key: undefined };
-  if (state !== undefined) {
-    const text = str ?? key?.sequence ?? '';
-    if (/^\d$/.test(text) && state.digits.length < 7) return { state: { ...state, digits: state.digits + text }, key: undefined };
-    if (text === '~' && state.digits !== '') return { state: undefined, key: extendedKey(state.modifier, Number(state.digits)) };
-    // Not that form after all: what was read of it is dropped, this key counts as itself.
+  const step = readCsi(state, str, key?.sequence);
+  switch (step.type) {
+    case 'pending':
+      return { state: step.state, key: undefined };
+    case 'key':
+      return { state: undefined, key: toEditorKey(str, key) };
+    case 'complete': {
+      const meaning = step.meaning;
+      if (meaning.type === 'cursor_report') return { state: undefined, key: undefined, cursorReport: { row: meaning.row, column: meaning.column } };
+      return { state: undefined, key: meaning.type === 'key' ? editorKeyOf(meaning.key) : undefined };
+    }
   }
-  return { state: undefined, key: toEditorKey(str, key) };
 }

@@ -4,9 +4,11 @@
  * the unfinished Markdown block, the live tool lines (ticking), the prompt or an open question,
  * and the status line. Typing works while a turn runs (Enter adds the text to the turn).
  */
+import { writeSync as fsWriteSync } from 'node:fs';
 import { emitKeypressEvents } from 'node:readline';
 import { styleText } from 'node:util';
 import { escapeForTerminal } from '../../util/escapeForTerminal.js';
+import { setWidthModel, type WidthModel } from '../../util/terminalWidth.js';
 import { choiceLines, reduceChoice, type ChoiceState } from './choice.js';
 import type { Choice, FrontEnd, FrontEndHandlers } from './frontEnd.js';
 import { appendHistory, loadHistory } from './inputHistory.js';
@@ -17,6 +19,26 @@ import type { LiveTools } from './liveTools.js';
 import { createScreen } from './screen.js';
 
 export const PROMPT_MARKER = '❯ ';
+
+/** Bracketed paste, modifyOtherKeys mode 1, kitty keyboard protocol level 1 (pushed, so popped on close). */
+const TERMINAL_MODES_ON = '\x1b[?2004h\x1b[>4;1m\x1b[>1u';
+const TERMINAL_MODES_OFF = '\x1b[?2004l\x1b[>4m\x1b[<u';
+/**
+ * Draws `❤️` (U+2764 U+FE0F) at the start of the line and asks where the cursor went, then
+ * erases it: a terminal that puts the cursor in column 3 draws graphemes whole, one that puts it
+ * in column 2 measures code point by code point (terminalWidth.ts). The answer arrives as a key.
+ */
+const WIDTH_PROBE = '\r\u2764\ufe0f\x1b[6n\r\x1b[2K';
+const widthModelFromProbe = (column: number): WidthModel => (column === 2 ? 'codepoint' : 'grapheme');
+
+function writeBeforeExit(output: NodeJS.WriteStream, text: string): void {
+  const fd = (output as { fd?: unknown }).fd;
+  try {
+    if (typeof fd === 'number') fsWriteSync(fd, text);
+  } catch {
+    // The terminal is gone: nothing to restore.
+  }
+}
 
 export interface TtyFrontEndOptions {
   readonly input: NodeJS.ReadStream;
@@ -80,9 +102,16 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
   };
 
   let keyState: KeyDecodeState;
+  /** Until the terminal answers the width probe (it may never: then string-width's model stays). */
+  let probing = true;
   const onKey = (str: string | undefined, raw: RawKey | undefined) => {
     const decoded = decodeKey(keyState, str, raw);
     keyState = decoded.state;
+    if (decoded.cursorReport && probing) {
+      probing = false;
+      setWidthModel(widthModelFromProbe(decoded.cursorReport.column));
+      return redraw();
+    }
     const key = decoded.key;
     if (!key) return;
     const mode = modes[0];
@@ -139,8 +168,14 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
   output.on('resize', onResize);
   input.resume();
   // Bracketed paste: the terminal marks pasted text, so its newlines do not submit it line by line.
-  // modifyOtherKeys mode 1: Shift+Enter reported apart from Enter where the terminal can (keys.ts).
-  output.write('\x1b[?2004h\x1b[>4;1m');
+  // modifyOtherKeys mode 1 and the kitty protocol's first level: Shift+Enter reported apart from
+  // Enter where the terminal can (keys.ts). Then the width probe, before anything else is drawn.
+  output.write(`${TERMINAL_MODES_ON}${WIDTH_PROBE}`);
+  // Should the process end without close() (an uncaught error), the terminal still gets its modes back.
+  const restoreModes = () => {
+    if (!closed) writeBeforeExit(output, TERMINAL_MODES_OFF);
+  };
+  process.on('exit', restoreModes);
 
   const ask = <T>(mode: Mode, signal: AbortSignal | undefined, promise: Promise<T | undefined>): Promise<T | undefined> => {
     if (signal?.aborted) return Promise.resolve(undefined);
@@ -192,7 +227,8 @@ export function createTtyFrontEnd(options: TtyFrontEndOptions): FrontEnd {
       output.off('resize', onResize);
       for (const mode of modes.splice(0)) mode.resolve(undefined as never);
       screen.close();
-      output.write('\x1b[?2004l\x1b[>4m');
+      process.off('exit', restoreModes);
+      output.write(TERMINAL_MODES_OFF);
       input.setRawMode(false);
       input.pause();
     },

@@ -79,10 +79,10 @@ describe('reduceEditor', () => {
 });
 
 describe('toEditorKey', () => {
-  test('Enter submits; Meta+Enter, CSI-u Shift+Enter and Ctrl-J are newlines; paste markers; escape', () => {
+  test('Enter submits; Meta+Enter and Ctrl-J are newlines (CSI-u Shift+Enter: decodeKey); paste markers; escape', () => {
     expect(toEditorKey('\r', { name: 'return', sequence: '\r' })).toEqual({ type: 'submit' });
     expect(toEditorKey(undefined, { name: 'return', meta: true, sequence: '\x1b\r' })).toEqual({ type: 'newline' });
-    expect(toEditorKey(undefined, { name: 'undefined', code: '[13;2u', sequence: '\x1b[13;2u' })).toEqual({ type: 'newline' });
+    expect(decodeKey(undefined, undefined, { name: 'undefined', code: '[13;2u', sequence: '\x1b[13;2u' }).key).toEqual({ type: 'newline' });
     expect(toEditorKey('\n', { name: 'enter', sequence: '\n' })).toEqual({ type: 'newline' });
     expect(toEditorKey(undefined, { name: 'paste-start', code: '[200~' })).toEqual({ type: 'paste_start' });
     expect(toEditorKey(undefined, { name: 'escape', meta: true, sequence: '\x1b' })).toEqual({ type: 'escape' });
@@ -143,8 +143,9 @@ describe('decodeKey', () => {
 
   test('CSI-u Enter with any modifier is a newline; an unfinished form drops only itself', () => {
     expect(feed([[undefined, { name: 'undefined', code: '[13;5u', sequence: '\x1b[13;5u' }]]).out).toEqual([{ type: 'newline' }]);
-    const broken = feed([[undefined, { name: 'undefined', code: '[27;5;', sequence: '\x1b[27;5;' }], digit('9'), ['x', { sequence: 'x', name: 'x' }]]);
-    expect(broken.out).toEqual([{ type: 'insert', text: 'x' }]);
+    // A key that can neither go on nor end a sequence (a final byte is @ to ~) counts as itself.
+    const broken = feed([[undefined, { name: 'undefined', code: '[27;5;', sequence: '\x1b[27;5;' }], digit('9'), ['é', { sequence: 'é' }]]);
+    expect(broken.out).toEqual([{ type: 'insert', text: 'é' }]);
     // Ctrl+digit reported by xterm: not text, not a command.
     expect(feed([[undefined, { name: 'undefined', code: '[27;5;', sequence: '\x1b[27;5;' }], digit('4'), digit('9'), ['~', { sequence: '~' }]]).out).toEqual([]);
   });
