@@ -479,6 +479,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       close: async () => {
         await hooks.session.sessionEnd('other');
         await Promise.allSettled([closeSession(), childTranscripts.close(), openedClient.close(), mcpSession.close(), telemetry.shutdown()]);
+        sandbox.close();
       },
     };
     return run;

@@ -32,7 +32,7 @@ export const initLineSchema = z.strictObject({
   /** What confines Bash and hook commands (rxagent's addition; `enabled: false` says why not). */
   sandbox: z
     .union([
-      z.strictObject({ enabled: z.literal(true), kind: z.literal('bwrap'), network: z.enum(['none', 'host']) }),
+      z.strictObject({ enabled: z.literal(true), kind: z.literal('bwrap'), network: z.enum(['none', 'host', 'proxy']) }),
       z.strictObject({ enabled: z.literal(false), reason: z.string() }),
     ])
     .optional(),

@@ -5,18 +5,19 @@
  * Node >= 22.12 (npm picks an older one for Node 20), and on Linux it needs `socat` and
  * `ripgrep` besides bwrap for its network proxy and its scan for dangerous files, and brings
  * zod 3 beside our zod 4. What we need from it is the bwrap command line, which is short and
- * auditable here; the one thing we give up is its domain-filtering proxy (see `network`).
+ * auditable here. Its domain-filtering proxy has an equivalent of our own (networkProxy.ts).
  *
  * Each command gets: the host file system read-only; the workspace roots bound read-write (or
  * read-only, see `SandboxAccess`), with `.git`/`.rxagent`/`.claude` bound read-only over them;
  * a fresh tmpfs on /tmp (private, gone with the call); a fresh /proc of its own PID namespace, so
  * no host process (rxagent included) can be seen or its environ read; no network namespace
- * shared with the host unless allowed; `--die-with-parent` and the PID namespace's init, so every
+ * shared with the host unless allowed (`*`), or only rxagent's filtering proxy (allowedDomains); `--die-with-parent` and the PID namespace's init, so every
  * process it starts (setsid daemons included) dies when the call ends or is killed.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { BRIDGE_LAUNCHER, proxyBwrapArgs } from './networkProxy.js';
 import { protectedEntriesOf } from './protectedDirs.js';
 import type { SandboxAccess } from './types.js';
 
@@ -39,7 +40,9 @@ export interface BwrapCommand {
   readonly bwrap: string;
   readonly bash: string;
   readonly roots: readonly string[];
-  readonly network: 'none' | 'host';
+  readonly network: 'none' | 'host' | 'proxy';
+  /** With `network: 'proxy'`: the proxy's socket and the node that runs the bridge (networkProxy.ts). */
+  readonly proxy?: () => { readonly socketDir: string; readonly socketPath: string; readonly node: string };
 }
 
 /** The bwrap argv (without the bwrap path itself) that runs `bash -c command` confined. */
@@ -51,9 +54,13 @@ export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, ac
     for (const root of config.roots) for (const entry of protectedEntriesOf(root)) args.push('--ro-bind', entry, entry);
   }
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (config.network === 'none') args.push('--unshare-net');
+  if (config.network !== 'host') args.push('--unshare-net');
   // --new-session: no TIOCSTI keystrokes into the user's terminal from inside.
-  args.push('--die-with-parent', '--new-session', '--setenv', 'TMPDIR', '/tmp', '--chdir', cwd, '--', config.bash, '-c', command);
+  args.push('--die-with-parent', '--new-session', '--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
+  const proxy = config.network === 'proxy' ? config.proxy?.() : undefined;
+  // Through the proxy: the bridge starts first, then the command itself runs as `$0` of it.
+  if (proxy) args.push(...proxyBwrapArgs(proxy, proxy.node), '--', config.bash, '-c', BRIDGE_LAUNCHER, command);
+  else args.push('--', config.bash, '-c', command);
   return args;
 }
 

@@ -4,6 +4,7 @@
  * no bwrap, no user namespaces). Never pretends: `status` says what commands really get.
  */
 import { bwrapArgs, findOnPath, probeBwrap } from './bwrap.js';
+import { startNetworkProxy, type NetworkProxy } from './networkProxy.js';
 import type { CommandSandbox, SandboxAccess, SandboxSettings, SandboxStatus, SpawnPlan } from './types.js';
 
 export interface SandboxOptions {
@@ -20,8 +21,10 @@ export interface SandboxOptions {
 
 /** What the run tells the user about its network setting, beside the status. */
 export interface CreatedSandbox extends CommandSandbox {
-  /** Messages worth one warning at start (e.g. domain filtering that cannot be done). */
+  /** Messages worth one warning at start. */
   readonly notes: readonly string[];
+  /** Stops the network proxy, if one was started (a run's close; process exit does it too). */
+  close(): void;
 }
 
 /** A probe costs a process start (~50 ms); its answer does not change within one process. */
@@ -42,18 +45,21 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
   if (failure !== undefined) return off(failure);
 
   const domains = options.settings?.network?.allowedDomains ?? [];
-  // Filtering by domain needs a proxy inside the network namespace; we run none, so the choice
-  // is all or nothing: `*` shares the host network, anything narrower keeps it off.
-  const network = domains.includes('*') ? 'host' : 'none';
-  if (network === 'none' && domains.length > 0) {
-    notes.push(`sandbox.network.allowedDomains (${domains.join(', ')}) cannot be enforced per domain (no filtering proxy); sandboxed commands get no network. Use ["*"] to allow all.`);
-  }
+  // `*` shares the host network; a narrower list gets rxagent's filtering proxy (networkProxy.ts),
+  // started at the first sandboxed command, so a run without one opens no socket.
+  const network = domains.includes('*') ? 'host' : domains.length > 0 ? 'proxy' : 'none';
+  let proxy: NetworkProxy | undefined;
+  const proxyFor = () => {
+    proxy ??= startNetworkProxy(domains);
+    return { socketDir: proxy.socketDir, socketPath: proxy.socketPath, node: process.execPath };
+  };
   const excluded = new Set(options.settings?.excludedCommands ?? []);
-  const status: SandboxStatus = { kind: 'bwrap', network };
-  const config = { bwrap, bash, roots: options.roots, network } as const;
+  const status: SandboxStatus = network === 'proxy' ? { kind: 'bwrap', network, allowedDomains: domains } : { kind: 'bwrap', network };
+  const config = { bwrap, bash, roots: options.roots, network, proxy: proxyFor } as const;
   return {
     status,
     notes,
+    close: () => proxy?.close(),
     plan(command, cwd, access): SpawnPlan {
       if (excluded.size > 0 && (options.commandNames?.(command) ?? []).some((name) => excluded.has(name))) {
         return { file: 'bash', args: ['-c', command], sandboxed: false };
@@ -64,7 +70,7 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
 }
 
 function unsandboxed(status: SandboxStatus, notes: string[]): CreatedSandbox {
-  return { status, notes, plan: (command) => ({ file: 'bash', args: ['-c', command], sandboxed: false }) };
+  return { status, notes, close: () => undefined, plan: (command) => ({ file: 'bash', args: ['-c', command], sandboxed: false }) };
 }
 
 /** The access a shell command gets from the mode and the read-only classification. */

@@ -16,6 +16,12 @@ export type SandboxStatus =
       readonly network: 'none' | 'host';
     }
   | {
+      readonly kind: 'bwrap';
+      /** Only these domains, through rxagent's proxy (`sandbox.network.allowedDomains`). */
+      readonly network: 'proxy';
+      readonly allowedDomains: readonly string[];
+    }
+  | {
       readonly kind: 'off';
       /** Why there is none: the user turned it off, or it cannot be had here. */
       readonly reason: string;
@@ -47,7 +53,13 @@ export interface SandboxSettings {
 /** A one-line description for stderr and the init line. */
 export function describeSandbox(status: SandboxStatus): string {
   if (status.kind === 'off') return `no sandbox (${status.reason}); shell commands are limited by the permission rules only`;
-  return status.network === 'none'
-    ? 'bubblewrap sandbox: file system read-only outside the workspace, no network'
-    : 'bubblewrap sandbox: file system read-only outside the workspace, host network';
+  const files = 'bubblewrap sandbox: file system read-only outside the workspace';
+  switch (status.network) {
+    case 'none':
+      return `${files}, no network`;
+    case 'host':
+      return `${files}, host network`;
+    case 'proxy':
+      return `${files}, network only to ${status.allowedDomains.join(', ')} (through rxagent's proxy, for programs that use HTTPS_PROXY)`;
+  }
 }
