@@ -367,7 +367,8 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       env: toolEnv,
       ...(runEnv.onHookEvent ? { onHookEvent: runEnv.onHookEvent } : {}),
     });
-    const childTranscripts = createChildTranscripts(join(sessionDir, 'subagents'), cwd, packageVersion());
+    const children = chosen.childTranscripts(sessionId);
+    const childTranscripts = createChildTranscripts(children.store, cwd, packageVersion());
     const agents: SubagentOptions = agentToolOn
       ? {
           definitions: agentDefinitions,
@@ -376,7 +377,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
           canUseToolFor: (_child, definition) => canUseToolIn(childPermissionMode(permissionMode, definition)),
           ...(options.noSessionPersistence ? {} : { transcriptFor: (child) => childTranscripts.sinkFor(child.agentId) }),
           resolveModel: (name) => resolveModel(name, env),
-          ...withHooksFor(subagentHooksFor(hooks.agent, (agentId) => join(sessionDir, 'subagents', `${agentId}.jsonl`))),
+          ...withHooksFor(subagentHooksFor(hooks.agent, children.pathOf)),
         }
       : { maxDepth: 0 };
 
@@ -478,7 +479,9 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       traceTurn: () => telemetry.traceTurn(sessionId),
       close: async () => {
         await hooks.session.sessionEnd('other');
-        await Promise.allSettled([closeSession(), childTranscripts.close(), openedClient.close(), mcpSession.close(), telemetry.shutdown()]);
+        // The children's writers first: in a database they share the pool the session's close ends.
+        await childTranscripts.close();
+        await Promise.allSettled([closeSession(), openedClient.close(), mcpSession.close(), telemetry.shutdown()]);
         sandbox.close();
       },
     };

@@ -5,8 +5,9 @@
  * a child runs under, and where a child's transcript goes.
  *
  * Child transcripts live beside the parent's session, in `<sessions>/<parent>/subagents/
- * <agentId>.jsonl`: outside the session directory's top level, so `--continue` and `--resume`
- * never see them and the parent's own transcript holds only the parent's conversation.
+ * <agentId>.jsonl` (in a database, under a workspace of their own): out of the project's list, so
+ * `--continue` and `--resume` never see them and the parent's own transcript holds only the
+ * parent's conversation.
  */
 import { join } from 'node:path';
 import { loadAgentDirectory, mergeAgentDefinitions, parseAgentsJson, type AgentDefinition } from '../agents/definitions.js';
@@ -14,8 +15,8 @@ import type { SettingSource } from './args.js';
 import { loadClaudeAgentDirectory } from './claudeAgents.js';
 import type { TranscriptRecord, TranscriptSink } from '../loop/seams.js';
 import type { PermissionMode } from '../permissions/modes.js';
-import { createJsonlSessionStore } from '../session/jsonlSessionStore.js';
 import { startSession, type OpenedSession } from '../session/sessions.js';
+import type { SessionStore } from '../session/store.js';
 
 /** Where Claude Code's agent files are read from, beside `.rxagent/agents`. */
 export interface ClaudeAgentSources {
@@ -60,12 +61,11 @@ export interface ChildTranscripts {
 }
 
 /**
- * One JSONL session per child in `dir` (session id = the agent id). Opening is asynchronous but
+ * One session per child in `store` (session id = the agent id). Opening is asynchronous but
  * `transcriptFor` is not: the sink opens its session on the first append and chains every append
  * after it, in call order.
  */
-export function createChildTranscripts(dir: string, cwd: string, version: string): ChildTranscripts {
-  const store = createJsonlSessionStore({ workspace: cwd, dir });
+export function createChildTranscripts(store: SessionStore, cwd: string, version: string): ChildTranscripts {
   const opened: Promise<OpenedSession>[] = [];
   return {
     sinkFor(agentId: string): TranscriptSink {

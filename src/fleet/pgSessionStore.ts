@@ -40,6 +40,11 @@ export interface PgSessionStoreOptions {
 }
 
 export interface PgSessionStore extends SessionStore {
+  /**
+   * The same database and pool, another workspace: a session's subagent transcripts live under
+   * their own (`list` and `continue` of the project never see them).
+   */
+  scoped(workspace: string): SessionStore;
   /** Closes the connection pool (writers should be closed first). */
   end(): Promise<void>;
 }
@@ -58,20 +63,36 @@ export async function createPgSessionStore(options: PgSessionStoreOptions): Prom
     await pool.end().catch(() => undefined);
     throw new SessionStoreUnavailableError(where, error);
   }
-  const workspace = resolve(options.workspace);
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const serialize = {
     validate: options.validate ?? true,
     secrets: (options.redactSecrets ?? []).filter((secret) => secret.length >= 8),
   };
-  const holderName = `${hostname()} pid ${process.pid}`;
+  const context: StoreContext = { pool, where, leaseMs, serialize, renewIntervalMs: options.renewIntervalMs };
+  return {
+    ...storeIn(context, resolve(options.workspace)),
+    scoped: (workspace) => storeIn(context, workspace),
+    end: () => pool.end(),
+  };
+}
 
+interface StoreContext {
+  readonly pool: pg.Pool;
+  readonly where: string;
+  readonly leaseMs: number;
+  readonly serialize: Parameters<typeof serializeRecords>[2];
+  readonly renewIntervalMs: number | undefined;
+}
+
+/** The store's operations for one workspace. */
+function storeIn({ pool, where, leaseMs, serialize, renewIntervalMs }: StoreContext, workspace: string): SessionStore {
+  const holderName = `${hostname()} pid ${process.pid}`;
   return {
     workspace,
     async open(sessionId: string, { mode }: { readonly mode: OpenMode }): Promise<SessionWriter> {
       assertValidSessionId(sessionId);
       const claim: LeaseClaim = { sessionId, workspace, token: randomUUID(), holder: holderName, leaseMs };
-      const renewEveryMs = options.renewIntervalMs ?? Math.max(1, Math.floor(leaseMs / 3));
+      const renewEveryMs = renewIntervalMs ?? Math.max(1, Math.floor(leaseMs / 3));
       const outcome = await (mode === 'create' ? createWithLease(pool, claim) : takeLease(pool, claim));
       switch (outcome.kind) {
         case 'taken':
@@ -103,7 +124,6 @@ export async function createPgSessionStore(options: PgSessionStoreOptions): Prom
       if (exists.rowCount === 0) throw new SessionNotFoundError(sessionId, where);
       return { sessionId, ...(await readSessionRecords(pool, sessionId)) };
     },
-    end: () => pool.end(),
   };
 }
 

@@ -5,11 +5,12 @@
  * the cut-off tool call answered; an unreachable database fails at start.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createPgSessionStore } from '../../src/fleet/pgSessionStore.js';
+import { createPgSessionStore, readSessionRecords } from '../../src/fleet/pgSessionStore.js';
+import type { MessagesRequest } from '../../src/protocol/request.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli } from '../cli/helpers.js';
@@ -129,5 +130,42 @@ describe.skipIf(pgUnavailableReason !== undefined)('the command with a PostgreSQ
       await db.end();
       await server.close();
     }
+  });
+
+  test('subagent transcripts go to the database too: one session per child, out of the project list; no JSONL file on the machine', async () => {
+    const parentId = '0b6f7d8e-51a3-4c2e-9f0a-6d2b8c1e4f70';
+    const agents = JSON.stringify({ helper: { description: 'Helps', prompt: 'You are the HELPER.', tools: ['Read'] } });
+    const script = (request: MessagesRequest): ScriptedResponse => {
+      const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((b) => b.text).join('');
+      if (system === 'You are the HELPER.') return text('CHILD ANSWER');
+      if (request.messages.length === 1) return { kind: 'message', blocks: [{ type: 'tool_use', name: 'Agent', input: { description: 'help', prompt: 'Do the thing.', subagent_type: 'helper' } }] };
+      return text('parent done');
+    };
+    const box = makeSandbox();
+    const run = await runAgainst(script, ['-p', 'delegate it', '--session-id', parentId, '--agents', agents, '--session-store', url], box);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('parent done\n');
+    const db = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const { rows } = await db.query<{ session_id: string; workspace: string }>(`SELECT session_id, workspace FROM rxagent.sessions WHERE workspace LIKE $1`, [`%#subagents-of-${parentId}`]);
+      expect(rows).toHaveLength(1);
+      const [child] = rows;
+      expect(child!.session_id).toMatch(/^agent-[0-9a-f]+$/);
+      const { records } = await readSessionRecords(db, child!.session_id);
+      const messages = records.filter((r) => r.type === 'user' || r.type === 'assistant').map((r) => JSON.stringify(r.type === 'user' || r.type === 'assistant' ? r.message.content : ''));
+      expect(messages.join('\n')).toContain('Do the thing.');
+      expect(messages.at(-1)).toContain('CHILD ANSWER');
+      // The project's sessions are the parent only: --continue and the pickers never see the child.
+      const store = await createPgSessionStore({ url, workspace: box.cwd });
+      try {
+        expect((await store.list()).map((s) => s.sessionId)).toEqual([parentId]);
+      } finally {
+        await store.end();
+      }
+    } finally {
+      await db.end();
+    }
+    expect(existsSync(join(box.home, '.rxagent', 'projects'))).toBe(true);
+    expect(readdirSync(join(box.home, '.rxagent', 'projects'), { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
   });
 });
