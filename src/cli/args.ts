@@ -55,6 +55,8 @@ export interface CliOptions {
   readonly allowedTools: readonly string[];
   readonly disallowedTools: readonly string[];
   readonly permissionMode: PermissionModeName;
+  /** Whether `--permission-mode` (or `--dangerously-skip-permissions`) was given: `--agent`'s mode applies otherwise. */
+  readonly permissionModeGiven: boolean;
   /** The mode as given when it is one rxagent maps onto another (`auto`), for a warning. */
   readonly permissionModeAlias: string | undefined;
   /** `--permission-prompt-tool`: `stdio` asks the host over the control protocol. */
@@ -236,6 +238,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     allowedTools: splitToolList([...(v.allowedTools ?? []), ...(v['allowed-tools'] ?? [])]),
     disallowedTools: splitToolList([...(v.disallowedTools ?? []), ...(v['disallowed-tools'] ?? [])]),
     permissionMode,
+    permissionModeGiven: v['permission-mode'] !== undefined || v['dangerously-skip-permissions'] === true,
     permissionModeAlias,
     permissionPromptTool: v['permission-prompt-tool'],
     maxBudgetUsd: positiveNumber('max-budget-usd', v['max-budget-usd'], false),

@@ -1,8 +1,8 @@
 /**
  * `--agent <name>`: the main thread runs as that agent, as in Claude Code: its prompt is the
  * system prompt (unless `--system-prompt` gives one), its `tools` list is what the model is
- * offered (within `--tools`), and its `model` and `maxTurns` apply unless the command line
- * sets them. Expressed as the options the run would have had with those flags, so the rest of
+ * offered (within `--tools`), and its `model`, `maxTurns` and `permissionMode` apply unless the
+ * command line sets them. Expressed as the options the run would have had with those flags, so the rest of
  * the run is built exactly as for flags.
  */
 import { mergeAgentDefinitions, type AgentDefinition } from '../agents/definitions.js';
@@ -25,5 +25,6 @@ export function asMainAgent(options: CliOptions, agent: AgentDefinition): CliOpt
     ...(tools === undefined ? {} : { tools }),
     ...(!options.modelGiven && !inherits ? { model: agent.model!, modelGiven: true } : {}),
     ...(options.maxTurns === undefined && agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+    ...(!options.permissionModeGiven && agent.permissionMode !== undefined ? { permissionMode: agent.permissionMode } : {}),
   };
 }

@@ -106,6 +106,21 @@ describe.concurrent('flags Claude Code scripts and the Agent SDK pass', () => {
     expect(unknown.server.requests).toHaveLength(0);
   });
 
+  test("--agent applies the definition's permissionMode to the main thread unless --permission-mode is given", async () => {
+    const agent = ['---', 'name: writer', 'description: Writes files', 'tools: Write', 'permissionMode: acceptEdits', '---', 'You write.'].join('\n');
+    const box = makeSandbox({ '.claude/agents/writer.md': agent });
+    const write = (name: string): ScriptedResponse => ({ kind: 'message', blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: join(box.cwd, name), content: 'x' } }] });
+    const args = ['--output-format', 'stream-json', '--verbose', '--agent', 'writer'];
+    const accepted = await runAgainst([write('a.txt'), text('wrote')], ['-p', 'write', ...args], box);
+    expect(accepted.code).toBe(0);
+    expect(parseLines(accepted.stdout)[0]).toMatchObject({ type: 'system', subtype: 'init', permissionMode: 'acceptEdits' });
+    expect(existsSync(join(box.cwd, 'a.txt'))).toBe(true);
+    // The flag wins: in default mode a -p run cannot ask, so the Write is refused.
+    const flagged = await runAgainst([write('b.txt'), text('could not')], ['-p', 'write', ...args, '--permission-mode', 'default'], box);
+    expect(parseLines(flagged.stdout)[0]).toMatchObject({ subtype: 'init', permissionMode: 'default' });
+    expect(existsSync(join(box.cwd, 'b.txt'))).toBe(false);
+  });
+
   test('.claude/agents definitions are subagents too (the Agent tool lists them)', async () => {
     const box = makeSandbox({ '.claude/agents/finder.md': '---\ndescription: Finds files\n---\nYou are the FINDER.' });
     const run = await runAgainst([text('ok')], ['-p', 'x', '--output-format', 'stream-json', '--verbose'], box);
