@@ -15,7 +15,7 @@ import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import { inputMarble, letters, replyMarble } from '../src/testing/index.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { message, text } from '../test/loop/helpers.js';
+import { message, systemText, text } from '../test/loop/helpers.js';
 import { fakeTreeModel, streamsOf } from './helpers/fakeTreeModel.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 import { bg, fg, slow, treeLetterOf } from './helpers/treeLetters.js';
@@ -34,7 +34,7 @@ const lastUserTexts = (request: MessagesRequest | undefined): string[] => {
   const last = request?.messages.at(-1);
   return Array.isArray(last?.content) ? last.content.map((b) => (b.type === 'text' ? b.text : b.type)) : [];
 };
-const parentRequests = (requests: readonly MessagesRequest[]) => requests.filter((r) => r.system === 'PARENT');
+const parentRequests = (requests: readonly MessagesRequest[]) => requests.filter((r) => systemText(r) === 'PARENT');
 
 describe('agent tree input$ (hot)', () => {
   it('input while a foreground child runs is queued in the root and absorbed with the Agent result (no inputAcks needed)', () => {
@@ -93,7 +93,7 @@ describe('agent tree input$ (hot)', () => {
     createTestScheduler().run(({ cold, hot, expectObservable }) => {
       let parentCalls = 0;
       const callModel: CallModel = (request) => {
-        if (request.system !== 'PARENT') {
+        if (systemText(request) !== 'PARENT') {
           const { marbles, values } = replyMarble(message([text('child answer')]), { frame: 0, start: 4 });
           return cold<TransportOutput>(marbles, values);
         }

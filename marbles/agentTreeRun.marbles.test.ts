@@ -13,7 +13,7 @@ import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import { validateMessagesRequest } from '../src/testing/validateRequest.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { message, text, toolUse } from '../test/loop/helpers.js';
+import { message, systemText, text, toolUse } from '../test/loop/helpers.js';
 import type { RunHelpers } from 'rxjs/testing';
 import { replyMarble, submitAt } from '../src/testing/index.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
@@ -29,7 +29,7 @@ function fakeModel(cold: RunHelpers['cold'], parent: (n: number) => ReturnType<t
   let parentCalls = 0;
   const callModel: CallModel = (request) => {
     requests.push(request);
-    if (request.system !== 'PARENT') {
+    if (systemText(request) !== 'PARENT') {
       const { marbles: marble, values } = replyMarble(message([text('child answer')]), { frame: 0, start: childDelay });
       const stream = cold<TransportOutput>(marble, values);
       childStreams.push(stream);
@@ -46,7 +46,7 @@ const treeRun = (callModel: CallModel) =>
 
 const lifecycle = (events: readonly LoopEvent[]) =>
   events.flatMap((e) => (e.type === 'command_lifecycle' ? [`${e.id}:${e.status}${e.seenByModel === undefined ? '' : e.seenByModel ? '+' : '-'}`] : []));
-const parentRequests = (requests: readonly MessagesRequest[]) => requests.filter((r) => r.system === 'PARENT');
+const parentRequests = (requests: readonly MessagesRequest[]) => requests.filter((r) => systemText(r) === 'PARENT');
 const lastUserTexts = (request: MessagesRequest | undefined) => {
   const last = request?.messages.at(-1);
   return Array.isArray(last?.content) ? last.content.map((b) => (b.type === 'text' ? b.text : b.type)) : [];
@@ -64,7 +64,7 @@ describe('createAgentTreeRun submissions', () => {
       timer(4).subscribe(() => expect(run.submit('also check the tests', { id: 'c1' })).toEqual({ id: 'c1', accepted: true }));
       flush();
     });
-    expect(requests.map((r) => r.system)).toEqual(['PARENT', 'SLOW', 'PARENT']);
+    expect(requests.map(systemText)).toEqual(['PARENT', 'SLOW', 'PARENT']);
     expect(lastUserTexts(parentRequests(requests)[1])).toEqual(['tool_result', 'also check the tests']);
     // queued at 4 (the child still running), started with the batch's results, completed with the turn.
     expect(lifecycle(events)).toEqual(['c1:queued', 'c1:started', 'c1:completed+']);
@@ -153,7 +153,7 @@ describe('createAgentTreeRun submissions', () => {
       // A model error on the second parent request: c1 was absorbed with the Agent result.
       let parentCalls = 0;
       const callModel: CallModel = (request) => {
-        if (request.system !== 'PARENT') {
+        if (systemText(request) !== 'PARENT') {
           const { marbles: marble, values } = replyMarble(message([text('child answer')]), { frame: 0, start: 4 });
           return cold<TransportOutput>(marble, values);
         }

@@ -17,7 +17,7 @@ import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import { marbleFromTimeline, replyMarble, waitTool } from '../src/testing/index.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { message, text, toolUse } from '../test/loop/helpers.js';
+import { message, systemText, text, toolUse } from '../test/loop/helpers.js';
 import { fakeTreeModel, streamsOf, type FakeStream } from './helpers/fakeTreeModel.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 import { bg, fast, fg, L, slow, treeLetters } from './helpers/treeLetters.js';
@@ -47,7 +47,7 @@ describe('agent tree timing (virtual time)', () => {
       expectSubscriptions(child!.subscriptions).toBe('^ 9ms !');
       expectSubscriptions(second!.subscriptions).toBe('10ms (^!)');
     });
-    expect(requests.map((r) => r.system)).toEqual(['PARENT', 'SLOW', 'PARENT']);
+    expect(requests.map(systemText)).toEqual(['PARENT', 'SLOW', 'PARENT']);
     // The second request carries the child's answer as the Agent call's result.
     expect(texts(requests[2])).toContain('SLOW answer');
   });
@@ -99,7 +99,7 @@ describe('agent tree timing (virtual time)', () => {
     });
     expect(errorTexts(seen)).toHaveLength(1);
     expect(errorTexts(seen)[0]).toContain('10 subagents are already running');
-    expect(requests.filter((r) => r.system === 'FAST')).toHaveLength(10);
+    expect(requests.filter((r) => systemText(r) === 'FAST')).toHaveLength(10);
   });
 
   it('the default caps: 50 subagents per run; the 51st is refused even with every slot free', () => {
@@ -138,7 +138,7 @@ describe('agent tree timing (virtual time)', () => {
         return stream;
       };
       const callModel: CallModel = (request) => {
-        const system = typeof request.system === 'string' ? request.system : '';
+        const system = systemText(request);
         if (system === 'PARENT') return play(system, message([fg('t1', 'nester'), bg('t2', 'slow')]));
         // The nester's first call starts a grandchild in the foreground.
         if (system === 'NESTER') return play(system, message([fg('g1', 'slow')]));

@@ -13,7 +13,7 @@ import type { CallModel } from '../src/loop/options.js';
 import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import type { TransportOutput } from '../src/transport/types.js';
-import { eventsOf, message, text, toolUse } from '../test/loop/helpers.js';
+import { eventsOf, message, systemText, text, toolUse } from '../test/loop/helpers.js';
 import { letters as lettersOf, replyMarble, waitTool } from '../src/testing/index.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 import { fakeTreeModel as fakeModel } from './helpers/fakeTreeModel.js';
@@ -67,7 +67,7 @@ describe('background subagent notifications (virtual time)', () => {
       // Launched result at 0, child ends at 4, the wait tool at 10: the notification rides with it.
       expectObservable(letters(tree(callModel, { tools: [waitTool(10)] }))).toBe('(ir)c 5ms (rniT|)', L);
     });
-    expect(requests.map((r) => r.system)).toEqual(['PARENT', 'FAST', 'PARENT']);
+    expect(requests.map(systemText)).toEqual(['PARENT', 'FAST', 'PARENT']);
   });
 
   it('the parent that ends its turn while a child runs waits, then continues with the notification', () => {
@@ -100,7 +100,7 @@ describe('background subagent notifications (virtual time)', () => {
       const child = cold<TransportOutput>('20ms (a|)', { a: eventsOf(message([text('late')]))[0]! });
       let parentCalls = 0;
       const callModel: CallModel = (request) => {
-        if (request.system !== 'PARENT') return child;
+        if (systemText(request) !== 'PARENT') return child;
         const msg = parentCalls++ === 0 ? message([bg('t1', 'slow')]) : message([text('bye')]);
         const { marbles: marble, values } = replyMarble(msg, { frame: 0 });
         return cold<TransportOutput>(marble, values);
@@ -114,7 +114,7 @@ describe('background subagent notifications (virtual time)', () => {
       const child = cold<TransportOutput>('50ms (a|)', { a: eventsOf(message([text('late')]))[0]! });
       let parentCalls = 0;
       const callModel: CallModel = (request) => {
-        if (request.system !== 'PARENT') return child;
+        if (systemText(request) !== 'PARENT') return child;
         const msg = parentCalls++ === 0 ? message([bg('t1', 'slow')]) : message([text('waiting')]);
         const { marbles: marble, values } = replyMarble(msg, { frame: 0 });
         return cold<TransportOutput>(marble, values);
@@ -132,7 +132,7 @@ describe('background subagent notifications (virtual time)', () => {
       const child = cold<TransportOutput>('50ms (a|)', { a: eventsOf(message([text('late')]))[0]! });
       const parentStreams: string[] = [];
       const callModel: CallModel = (request) => {
-        if (request.system !== 'PARENT') return child;
+        if (systemText(request) !== 'PARENT') return child;
         // Each subscription's first parent call launches; later ones answer.
         const launches = !request.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
         parentStreams.push(launches ? 'launch' : 'answer');

@@ -16,7 +16,7 @@ import type { LoopEvent } from '../src/loop/types.js';
 import type { MessagesRequest } from '../src/protocol/request.js';
 import type { TransportOutput } from '../src/transport/types.js';
 import { replyMarble } from '../src/testing/index.js';
-import { message, text } from '../test/loop/helpers.js';
+import { message, systemText, text } from '../test/loop/helpers.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
 import { bg, fast, fg, L, slow, treeLetters } from './helpers/treeLetters.js';
 import { fakeTreeModel as fakeModel } from './helpers/fakeTreeModel.js';
@@ -60,7 +60,7 @@ describe('subagent caps (virtual time)', () => {
     const [refused] = errorTexts(seen);
     expect(refused).toContain('2 subagents are already running');
     // No child request was ever made for t3.
-    expect(requests.map((r) => r.system).filter((s) => s !== 'PARENT')).toEqual(['FAST', 'SLOW', 'FAST']);
+    expect(requests.map(systemText).filter((s) => s !== 'PARENT')).toEqual(['FAST', 'SLOW', 'FAST']);
   });
 
   it('over maxPerRun a call is refused even when none runs; the run still ends completed', () => {
@@ -82,7 +82,7 @@ describe('subagent caps (virtual time)', () => {
       const requests: MessagesRequest[] = [];
       const callModel: CallModel = (request) => {
         requests.push(request);
-        const system = typeof request.system === 'string' ? request.system : '';
+        const system = systemText(request);
         // Each run's first parent request launches (its history is the prompt alone).
         const msg = system === 'FAST' ? message([text('fast answer')]) : request.messages.length === 1 ? message([bg('t1', 'fast')]) : message([text('waiting')]);
         const { marbles, values } = replyMarble(msg, { frame: 0, start: system === 'FAST' ? 10 : 0 });

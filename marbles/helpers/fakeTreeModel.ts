@@ -4,7 +4,7 @@ import type { CallModel } from '../../src/loop/options.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import { replyMarble } from '../../src/testing/index.js';
 import type { TransportOutput } from '../../src/transport/types.js';
-import { message, text } from '../../test/loop/helpers.js';
+import { message, systemText, text } from '../../test/loop/helpers.js';
 
 /** One model call's stream, by the system prompt of its request (for `expectSubscriptions`). */
 export interface FakeStream {
@@ -27,7 +27,7 @@ export function fakeTreeModel(
   let parentCalls = 0;
   const callModel: CallModel = (request) => {
     requests.push(request);
-    const system = typeof request.system === 'string' ? request.system : '';
+    const system = systemText(request);
     const delay = childDelay[system];
     const msg = delay !== undefined ? message([text(`${system} answer`)]) : parent(parentCalls++);
     const { marbles, values } = replyMarble(msg, { frame: 0, start: delay ?? 0 });

@@ -141,7 +141,7 @@ function requestOf(ctx: RunContext, tools: readonly Tool[], state: LoopState, me
 
 /** Cache breakpoints and beta headers, added last (the history itself never carries them). */
 function callShaped(ctx: RunContext, request: MessagesRequest) {
-  const { request: shaped, callOptions } = shapeRequest(request, { promptCaching: ctx.options.promptCaching === true });
+  const { request: shaped, callOptions } = shapeRequest(request, { promptCaching: ctx.options.promptCaching !== false });
   return callOptions === undefined ? ctx.callModel(shaped) : ctx.callModel(shaped, callOptions);
 }
 

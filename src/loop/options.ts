@@ -84,8 +84,9 @@ export interface AgentLoopOptions {
   readonly thinking?: ThinkingConfig;
   /**
    * Prompt-caching breakpoints on the system prompt, the tools and the last message (Claude
-   * Code's placement; SPEC §14). The command turns it on unless DISABLE_PROMPT_CACHING=1; for the
-   * library it is opt-in (default false), so requests stay exactly what the caller built.
+   * Code's placement; SPEC §14). Default true, as Claude Code sends them: every turn of a long
+   * session would otherwise pay the full input price. `false` sends requests exactly as built
+   * (the command sets it from DISABLE_PROMPT_CACHING).
    */
   readonly promptCaching?: boolean;
   readonly hooks?: AgentLoopHooks;

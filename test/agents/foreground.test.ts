@@ -28,8 +28,8 @@ describe('foreground subagent', () => {
     const requests = server.requests;
     expect(requests.map((r) => r.validationErrors)).toEqual([[], [], []]);
     expect(requests.map((r) => systemOf(r.body!))).toEqual([PARENT_SYSTEM, GENERAL_PURPOSE_AGENT.prompt, PARENT_SYSTEM]);
-    // The child got its own conversation: only the task, no parent history.
-    expect(requests[1]!.body!.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'task for general-purpose' }] }]);
+    // The child got its own conversation: only the task, no parent history (the cache breakpoint on its last block).
+    expect(requests[1]!.body!.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'task for general-purpose', cache_control: { type: 'ephemeral' } }] }]);
     // Its tools: the parent's plus the Agent tool (depth 1 < default max depth 2).
     expect(toolNames(requests[1]!.body!)).toEqual(['noop', 'Agent']);
     const result = lastUserText(requests[2]!.body!);

@@ -31,8 +31,14 @@ describe('prompt caching down the tree', () => {
     expect(child.system).toEqual([expect.objectContaining({ type: 'text', text: GENERAL_PURPOSE_AGENT.prompt, cache_control: { type: 'ephemeral' } })]);
   });
 
-  it('off (the library default): neither request has one', async () => {
+  it('on by default (as Claude Code sends them): system, last tool and last message of each request, the child too', async () => {
     const run = await runTree(script);
+    server = run.server;
+    expect(server.requests.map((r) => countBreakpoints(r.body!))).toEqual([3, 3, 3]);
+  });
+
+  it('off: neither request has one', async () => {
+    const run = await runTree(script, { promptCaching: false });
     server = run.server;
     expect(server.requests.map((r) => countBreakpoints(r.body!))).toEqual([0, 0, 0]);
   });

@@ -16,6 +16,7 @@ import { startScriptedServer, type ScriptedServer } from '../../src/testing/scri
 import { gate } from '../../src/testing/gate.js';
 import type { OutputLine } from '../../src/cli/outputSchemas.js';
 import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes } from './helpers.js';
+import { withoutCacheMarks } from '../loop/helpers.js';
 
 beforeAll(assertBuilt);
 afterAll(removeSandboxes);
@@ -127,9 +128,6 @@ function resultOf(run: TimedRun) {
   expect(results).toHaveLength(1);
   expect(run.lines[run.lines.length - 1]).toBe(results[0]);
   return results[0]!;
-}
-function withoutCacheMarks(messages: MessageParam[]): MessageParam[] {
-  return JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === 'cache_control' ? undefined : value))) as MessageParam[];
 }
 
 function messagesOf(run: TimedRun, i: number): MessageParam[] {

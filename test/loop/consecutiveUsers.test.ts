@@ -48,7 +48,8 @@ describe('a history ending with a user message, continued with a prompt', () => 
     const sent = model.requests[0]!;
     expect(validateMessagesRequest(sent)).toEqual([]);
     expect(sent.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'first, never answered' }, { type: 'text', text: 'second' }] },
+      // One user message; the loop's cache breakpoint sits on its last block.
+      { role: 'user', content: [{ type: 'text', text: 'first, never answered' }, { type: 'text', text: 'second', cache_control: { type: 'ephemeral' } }] },
     ]);
   });
 

@@ -153,7 +153,8 @@ describe('governor and aborts', () => {
     };
     const r = await run((n) => (n === 0 ? message([toolUse('echo', { x: 'a' })]) : message([text('done')])), { contextGovernor: governor });
     expect(r.terminal.reason).toBe('completed');
-    expect(r.requests[1]!.messages).toEqual([{ role: 'user', content: 'summary' }]);
+    // The compacted history, as the request carries it (a text block with the cache breakpoint).
+    expect(r.requests[1]!.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'summary', cache_control: { type: 'ephemeral' } }] }]);
     expect(r.events.filter((e) => e.type === 'compact_boundary')).toMatchObject([{ trigger: 'auto', preTokens: 500, postTokens: 50 }]);
   });
 

@@ -185,8 +185,25 @@ export function lookupTool(valueChars: number) {
   });
 }
 
+/**
+ * A request's system prompt as text: a string, or the text of its blocks (the loop sends blocks
+ * when it places a cache breakpoint on the system prompt, its default).
+ */
+export const systemText = (request: Pick<MessagesRequest, 'system'> | undefined): string => {
+  const system = request?.system;
+  return system === undefined ? '' : typeof system === 'string' ? system : system.map((b) => b.text).join('');
+};
+
+/**
+ * A value with every `cache_control` removed: the breakpoints the loop adds to each request (its
+ * default), for comparing a request with the history it was built from.
+ */
+export function withoutCacheMarks<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (key, v: unknown) => (key === 'cache_control' ? undefined : v))) as T;
+}
+
 /** Whether a request is the governor's compaction call. */
-export const isCompaction = (body: MessagesRequest | undefined): boolean => body?.system === COMPACT_SYSTEM_PROMPT;
+export const isCompaction = (body: MessagesRequest | undefined): boolean => systemText(body) === COMPACT_SYSTEM_PROMPT;
 
 /** A loop state as a run's first turn has it (one user message, nothing spent), with `fields` over it: for the pure reducers' tables. */
 export function loopStateOf(fields: Partial<LoopState> = {}): LoopState {

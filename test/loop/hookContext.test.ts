@@ -41,9 +41,12 @@ describe('hook additionalContext in the next request', () => {
     expect(texts[0]).toContain('a output was checked');
     expect(texts[1]).toMatch(/echo call toolu_b/);
     expect(texts[1]).toContain('b is read-only today');
-    // The user_message event (and so the transcript) holds the same message.
+    // The request's last block carries the cache breakpoint; the user_message event (and so the
+    // transcript) holds the same message without it (breakpoints are added per request, never kept).
+    expect(content.map((b) => 'cache_control' in b)).toEqual([false, false, false, true]);
     const userMessage = r.events.find((e) => e.type === 'user_message' && e.reason === 'tool_results');
-    expect(userMessage?.type === 'user_message' && userMessage.message).toEqual(last);
+    const { cache_control: _mark, ...lastBlock } = content[3] as ContentBlock & { cache_control?: unknown };
+    expect(userMessage?.type === 'user_message' && userMessage.message).toEqual({ ...last, content: [...content.slice(0, 3), lastBlock] });
   });
 
   it('without hook context the user message holds only the results', async () => {

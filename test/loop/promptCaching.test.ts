@@ -65,7 +65,7 @@ describe('withCacheBreakpoints', () => {
 });
 
 describe('the loop places them on every request', () => {
-  it('three breakpoints per request, the message one moving forward; none without promptCaching (the library default)', async () => {
+  it('three breakpoints per request, the message one moving forward; none with promptCaching: false; the default is on', async () => {
     const script = () => [
       { kind: 'message' as const, blocks: [{ type: 'tool_use' as const, name: 'echo', input: { x: 'a' } }] },
       { kind: 'message' as const, blocks: [{ type: 'text' as const, text: 'done' }] },
@@ -82,8 +82,9 @@ describe('the loop places them on every request', () => {
     expect([lastMarked(0), lastMarked(1)]).toEqual([0, 2]);
     const off = await runOverHttp(script(), { tools: [echoTool], system: 'Be brief.', promptCaching: false });
     for (const r of off.requests) expect(countBreakpoints(r.body!)).toBe(0);
+    // The default is on, as Claude Code sends them: the same requests as with promptCaching: true.
     const unset = await runOverHttp(script(), { tools: [echoTool], system: 'Be brief.' });
-    for (const r of unset.requests) expect(countBreakpoints(r.body!)).toBe(0);
+    expect(unset.requests.map((r) => r.body)).toEqual(on.requests.map((r) => r.body));
   });
 });
 

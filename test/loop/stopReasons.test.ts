@@ -32,11 +32,10 @@ describe('pause_turn', () => {
     expect(transitions(run.events)).toEqual(['pause_turn_continuation']);
     for (const r of run.requests) expect(r.validationErrors).toEqual([]);
     const resumed = run.requests[1]!.body!.messages;
-    const pausedContent = [
-      { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'rxjs' } },
-      (result as { block: unknown }).block,
-    ];
-    expect(resumed.at(-1)).toEqual({ role: 'assistant', content: pausedContent });
+    const call = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'rxjs' } };
+    const pausedContent = [call, (result as { block: unknown }).block];
+    // As is, but for the loop's cache breakpoint (the result block cannot take one, so it is on the call).
+    expect(resumed.at(-1)).toEqual({ role: 'assistant', content: [{ ...call, cache_control: { type: 'ephemeral' } }, pausedContent[1]] });
     // An API attempt, not a turn; one assistant message in the history, roles alternating.
     expect(run.terminal.turnCount).toBe(1);
     expect(run.terminal.messages?.map((m) => m.role)).toEqual(['user', 'assistant']);

@@ -147,7 +147,7 @@ describe('agentLoop terminals over HTTP', () => {
     expect(run.requests).toHaveLength(2);
     expect(transitions(run.events)).toEqual(['reactive_compact_retry']);
     expect(run.events.filter((e) => e.type === 'compact_boundary')).toHaveLength(1);
-    expect(run.requests[1]!.body!.messages).toEqual([{ role: 'user', content: 'summary of earlier work (1 messages)' }]);
+    expect(run.requests[1]!.body!.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'summary of earlier work (1 messages)', cache_control: { type: 'ephemeral' } }] }]);
     // Withheld: no event before the terminal carried the error.
     expect(run.events.filter((e) => e.type === 'warning')).toEqual([]);
   });

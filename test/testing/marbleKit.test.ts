@@ -291,7 +291,7 @@ describe('inputMarble', () => {
       flush();
       expect(model.requests[1]!.messages.at(-1)).toEqual({
         role: 'user',
-        content: [expect.objectContaining({ type: 'tool_result', content: 'waited 5' }), { type: 'text', text: 'also this' }],
+        content: [expect.objectContaining({ type: 'tool_result', content: 'waited 5' }), { type: 'text', text: 'also this', cache_control: { type: 'ephemeral' } }],
       });
     });
   });
