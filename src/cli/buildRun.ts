@@ -126,6 +126,8 @@ export interface PreparedRun {
   /** The model client and the session's transcript, for the interactive view's /compact. */
   readonly client?: MessagesClient;
   readonly transcript?: TranscriptSink;
+  /** A manual compaction's PreCompact hooks (trigger `manual`; null: no instructions), run before its summary request. */
+  readonly preCompact?: (customInstructions: string | null) => Promise<void>;
   /** `agentLoopWithSubagents` options for one user turn (starting it resets the structured answer). */
   loopOptions(prompt: string | MessageParam, signal: AbortSignal): AgentTreeOptions;
   /** `set_model`: undefined goes back to the model the run started with. */
@@ -422,6 +424,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         ];
       },
       transcriptPath,
+      preCompact: (customInstructions) => hooks.agent.preCompact('manual', customInstructions),
       sandbox: sandbox.status,
       get mcpServers() {
         return mcpSession.servers();

@@ -48,6 +48,7 @@ async function compact(args: string, ctx: CommandContext): Promise<void> {
       instructions: args,
       signal: ctx.signal,
       chainId: randomUUID(),
+      ...(run.preCompact ? { beforeCompact: () => run.preCompact!(args.trim() === '' ? null : args.trim()) } : {}),
     });
     if (result.type === 'too_short') return say(ctx, ctx.paint('dim', '(nothing to compact yet: the conversation is a single exchange)'));
     run.history = result.messages;

@@ -28,6 +28,8 @@ export interface CompactNowOptions {
   readonly signal: AbortSignal;
   /** For the transcript record. */
   readonly chainId: string;
+  /** Awaited before the summary request (the PreCompact hooks); a failure is ignored. */
+  readonly beforeCompact?: () => PromiseLike<void> | void;
 }
 
 const SUMMARY_TOKENS = 16_000;
@@ -53,6 +55,8 @@ export async function compactNow(options: CompactNowOptions): Promise<CompactNow
   // its last answer, for a budget of 0) and summarize the prompt being worked on.
   const keptStart = latestExchangeStart(options.messages);
   if (keptStart === undefined) return { type: 'too_short' };
+  await Promise.resolve(options.beforeCompact?.()).catch(() => undefined);
+  if (options.signal.aborted) throw new CompactCancelled();
   const limits = modelLimits(options.model);
   const thresholds = contextThresholds(limits);
   const extra = options.instructions.trim();

@@ -28,6 +28,7 @@ import { initializeRequestSchema, optionsWithInitialize } from './initialize.js'
 import { parseInputLine, type InputLine } from './inputLines.js';
 import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
+import { compactInstructionsOf, startCompactTurn } from './compactTurn.js';
 
 export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
@@ -138,7 +139,11 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
         if (stdinEnded) resolve();
         return;
       }
-      const turn = startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send, ...(io.onEvent ? { onEvent: io.onEvent } : {}) });
+      const instructions = compactInstructionsOf(item.message);
+      const turn =
+        instructions !== undefined
+          ? startCompactTurn({ run, instructions, emit: send })
+          : startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send, ...(io.onEvent ? { onEvent: io.onEvent } : {}) });
       current = turn;
       void turn.done.then((code) => {
         lastCode = code;
@@ -153,7 +158,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
           if (options.replayUserMessages) {
             send({ type: 'user', message: line.message, session_id: run.sessionId, uuid: line.uuid ?? randomUUID(), parent_tool_use_id: null, isReplay: true });
           }
-          if (current && queue.length === 0 && current.submit(line.message)) return;
+          // A /compact waits for the running turn: it compacts the conversation, it is not input to it.
+          if (current && queue.length === 0 && compactInstructionsOf(line.message) === undefined && current.submit(line.message)) return;
           queue.push({ message: line.message, uuid: line.uuid });
           return next();
         case 'control_request':

@@ -1,0 +1,75 @@
+/**
+ * `/compact [instructions]` sent as a stream-json user message, as the Agent SDK documents it for
+ * Claude Code: instead of a model turn, the conversation so far is compacted now (the interactive
+ * view's `compactNow`: PreCompact hooks with trigger `manual` and the instructions, one summary
+ * request, a `manual` boundary in the transcript). Printed as a turn: `system/init`, one
+ * `system/compact_boundary` (`compact_metadata.trigger: "manual"`, `pre_tokens`), one `result`.
+ * A conversation of one exchange has nothing to compact: the result says so, still a success.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TerminalEvent, TerminalReason } from '../../loop/types.js';
+import type { MessageParam } from '../../protocol/content.js';
+import { describeRun, type PreparedRun } from '../buildRun.js';
+import { CompactCancelled, compactNow } from '../interactive/compactNow.js';
+import { createStreamJsonMapper, initLine } from '../output/streamJson.js';
+import type { OutputLine } from '../outputSchemas.js';
+import type { RunningTurn } from './runTurn.js';
+
+const COMPACT = /^\/compact(?:\s+([\s\S]*))?$/;
+
+/** The instructions of a `/compact` message ('' for none), or undefined for any other message. */
+export function compactInstructionsOf(message: MessageParam): string | undefined {
+  const text = typeof message.content === 'string' ? message.content : message.content.length === 1 && message.content[0]?.type === 'text' ? message.content[0].text : undefined;
+  const match = text === undefined ? null : COMPACT.exec(text.trim());
+  return match ? (match[1] ?? '').trim() : undefined;
+}
+
+export function startCompactTurn(options: { readonly run: PreparedRun; readonly instructions: string; readonly emit: (line: OutputLine) => void }): RunningTurn {
+  const { run, emit, instructions } = options;
+  const controller = new AbortController();
+  const startedAt = Date.now();
+  const mapper = createStreamJsonMapper(describeRun(run), { includePartialMessages: false, newUuid: randomUUID, now: Date.now });
+  emit(initLine(describeRun(run), randomUUID()));
+  const terminal = (reason: TerminalReason, text: string, failed: boolean): TerminalEvent => ({
+    type: 'terminal',
+    reason,
+    turnCount: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    costUsd: 0,
+    durationMs: Date.now() - startedAt,
+    ...(failed ? { error: { kind: 'configuration' as const, message: text } } : { lastAssistantText: text }),
+    messages: run.history,
+    chainId: run.sessionId,
+    depth: 0,
+  });
+  const finish = (event: TerminalEvent): 0 | 1 => {
+    const line = mapper.result(event);
+    emit(line);
+    return line.is_error ? 1 : 0;
+  };
+
+  const done = (async (): Promise<0 | 1> => {
+    if (!run.client || !run.transcript) return finish(terminal('turn_setup_failed', '/compact: this run has no model client or transcript to compact with', true));
+    try {
+      const result = await compactNow({
+        client: run.client,
+        transcript: run.transcript,
+        model: run.model,
+        messages: run.history,
+        instructions,
+        signal: controller.signal,
+        chainId: run.sessionId,
+        ...(run.preCompact ? { beforeCompact: () => run.preCompact!(instructions === '' ? null : instructions) } : {}),
+      });
+      if (result.type === 'too_short') return finish(terminal('completed', 'Nothing to compact yet: the conversation is a single exchange.', false));
+      run.history = result.messages;
+      for (const line of mapper.map({ type: 'compact_boundary', trigger: 'manual', preTokens: result.preTokens, postTokens: result.postTokens, chainId: run.sessionId, depth: 0 })) emit(line);
+      return finish(terminal('completed', `Compacted: about ${result.preTokens} -> ${result.postTokens} tokens.`, false));
+    } catch (error) {
+      if (error instanceof CompactCancelled) return finish(terminal('aborted_streaming', error.message, false));
+      return finish(terminal('model_error', `Compaction failed: ${(error as Error).message}. The conversation is unchanged.`, true));
+    }
+  })();
+
+  return { submit: () => false, interrupt: () => controller.abort(), mapper, done };
+}
