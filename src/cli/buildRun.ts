@@ -63,6 +63,7 @@ import type { LoopEvent } from '../loop/types.js';
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { asMainAgent, pickMainAgent } from './mainAgent.js';
 import { resumedAt, withoutPersistence } from './sessionViews.js';
+import { lineUuidsPath, recordLineUuids, recordOfLine } from './output/lineUuids.js';
 import { bashLimitsFromEnv } from './bashLimits.js';
 import { proxyDispatcherFromEnv } from './proxyDispatcher.js';
 import type { Dispatcher } from 'undici';
@@ -126,6 +127,8 @@ export interface PreparedRun {
   /** The model client and the session's transcript, for the interactive view's /compact. */
   readonly client?: MessagesClient;
   readonly transcript?: TranscriptSink;
+  /** Notes which transcript record printed stream-json lines showed (for `--resume-session-at <line uuid>`). */
+  readonly recordLines?: (recordUuid: string, lineUuids: readonly string[]) => void;
   /** A manual compaction's PreCompact hooks (trigger `manual`; null: no instructions), run before its summary request. */
   readonly preCompact?: (customInstructions: string | null) => Promise<void>;
   /** `agentLoopWithSubagents` options for one user turn (starting it resets the structured answer). */
@@ -228,7 +231,10 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
   });
   const chosen = await chooseSessionStore(options.sessionStore, store, { env, redactSecrets: secrets, onWarning: runEnv.onWarning });
   let sessionStore = options.noSessionPersistence ? withoutPersistence(chosen.store) : chosen.store;
-  if (options.resumeSessionAt !== undefined && options.resume !== undefined) sessionStore = resumedAt(sessionStore, options.resume, options.resumeSessionAt);
+  if (options.resumeSessionAt !== undefined && options.resume !== undefined) {
+    const linesOf = lineUuidsPath(join(store.dir, options.resume));
+    sessionStore = resumedAt(sessionStore, options.resume, options.resumeSessionAt, (line) => recordOfLine(linesOf, line));
+  }
   const session = await openSession(options, sessionStore, cwd).catch(async (error: unknown) => {
     await chosen.end();
     throw error;
@@ -425,6 +431,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       },
       transcriptPath,
       preCompact: (customInstructions) => hooks.agent.preCompact('manual', customInstructions),
+      ...(options.noSessionPersistence ? {} : { recordLines: (recordUuid: string, lines: readonly string[]) => recordLineUuids(lineUuidsPath(sessionDir), recordUuid, lines) }),
       sandbox: sandbox.status,
       get mcpServers() {
         return mcpSession.servers();

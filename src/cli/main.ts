@@ -171,6 +171,7 @@ async function runPrint(options: CliOptions): Promise<number> {
         newUuid: randomUUID,
         now: Date.now,
         structuredOutput: () => run?.structuredOutput(),
+        ...(run.recordLines ? { onMessageLines: run.recordLines } : {}),
       },
     );
     mapperRef = mapper;

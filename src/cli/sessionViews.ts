@@ -4,8 +4,8 @@
  * - `--no-session-persistence`: the run writes nothing (no transcript file, no lock); an existing
  *   session can still be resumed, read as it is.
  * - `--resume-session-at <id>`: the resumed session is read up to and including that record
- *   (a record uuid, or the API's id `msg_...` of an assistant message, as printed in stream-json
- *   `message.id`); the turns after it are left out of the history, and the run's records chain on
+ *   (a record uuid, the uuid of a stream-json line that showed it, found through `recordOfLine`,
+ *   or the API's id `msg_...` of an assistant message, as printed in stream-json `message.id`); the turns after it are left out of the history, and the run's records chain on
  *   from it (the transcript keeps the old branch, the next resume follows the new one).
  */
 import { ConfigurationError } from '../errors.js';
@@ -25,7 +25,7 @@ export function withoutPersistence(store: SessionStore): SessionStore {
   };
 }
 
-export function resumedAt(store: SessionStore, sessionId: string, at: string): SessionStore {
+export function resumedAt(store: SessionStore, sessionId: string, at: string, recordOfLine: (lineUuid: string) => string | undefined = () => undefined): SessionStore {
   return {
     workspace: store.workspace,
     list: () => store.list(),
@@ -33,7 +33,12 @@ export function resumedAt(store: SessionStore, sessionId: string, at: string): S
     async read(id) {
       const transcript = await store.read(id);
       if (id !== sessionId) return transcript;
-      const cut = transcript.records.findLastIndex((r) => r.uuid === at || (r.type === 'assistant' && messageIdOf(r) === at));
+      const matches = (id: string) => transcript.records.findLastIndex((r) => r.uuid === id || (r.type === 'assistant' && messageIdOf(r) === id));
+      let cut = matches(at);
+      if (cut < 0) {
+        const record = recordOfLine(at);
+        if (record !== undefined) cut = matches(record);
+      }
       if (cut < 0) throw new ConfigurationError(`--resume-session-at ${at}: no such message in session ${sessionId}`);
       return { ...transcript, records: transcript.records.slice(0, cut + 1) };
     },

@@ -62,6 +62,8 @@ export interface StreamJsonOptions {
   readonly structuredOutput?: () => StructuredOutputState | undefined;
   /** Shared by a run's mapper and its subagents' (the result counts the whole tree). */
   readonly modelUsage?: ReturnType<typeof createModelUsage>;
+  /** The uuids of the lines that showed a message of the run's transcript, once its record uuid is known (`--resume-session-at`). */
+  readonly onMessageLines?: (recordUuid: string, lineUuids: readonly string[]) => void;
 }
 
 export function initLine(run: RunDescription, uuid: string): InitLine {
@@ -225,7 +227,9 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
     }
     let child = children.get(key);
     if (!child) {
-      child = createStreamJsonMapper(run, { ...options, parentToolUseId: data.parentToolUseId, modelUsage });
+      // A child's records are in its own transcript: its lines name nothing in the run's.
+      const { onMessageLines: _runsOwn, ...childOptions } = options;
+      child = createStreamJsonMapper(run, { ...childOptions, parentToolUseId: data.parentToolUseId, modelUsage });
       children.set(key, child);
     }
     const lines = child.map(data.event);
@@ -256,6 +260,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
         if (iterationStartedAt !== undefined) apiMs += now() - iterationStartedAt;
         iterationStartedAt = undefined;
         linesOfMessage.set(event.uuid, current?.lineUuids ?? []);
+        options.onMessageLines?.(event.uuid, current?.lineUuids ?? []);
         current = undefined;
         return options.includePartialMessages
           ? [{ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: parentId, event: { type: 'message_stop' } }]
@@ -289,6 +294,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
           lines.push(userLine(fresh, uuid));
         }
         linesOfMessage.set(event.uuid, shown);
+        options.onMessageLines?.(event.uuid, shown);
         return lines;
       }
       case 'tombstone':

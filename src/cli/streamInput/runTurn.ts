@@ -41,6 +41,7 @@ export function startTurn(options: TurnOptions): RunningTurn {
     newUuid: randomUUID,
     now: Date.now,
     structuredOutput: () => run.structuredOutput(),
+    ...(run.recordLines ? { onMessageLines: run.recordLines } : {}),
   });
   emit(initLine(describeRun(run), randomUUID()));
   const agentRun = createAgentTreeRun(run.loopOptions(options.prompt, controller.signal));
