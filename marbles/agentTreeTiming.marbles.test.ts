@@ -72,7 +72,7 @@ describe('agent tree timing (virtual time)', () => {
       expect(third).toBeUndefined();
     });
     const last = requests.at(-1)!;
-    expect(last.system).toBe('PARENT');
+    expect(systemText(last)).toBe('PARENT');
     expect(texts(last)).toContain('FAST answer');
     expect(texts(last)).toContain('waited 12');
   });
