@@ -18,8 +18,9 @@ export function lineUuidsPath(sessionDir: string): string {
 /** Appends one message's line uuids. Synchronous: a host may resume the moment the run exits. */
 export function recordLineUuids(path: string, recordUuid: string, lines: readonly string[]): void {
   if (lines.length === 0) return;
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, `${JSON.stringify({ record: recordUuid, lines })}\n`);
+  // Owner-only, as everything the session store writes.
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  appendFileSync(path, `${JSON.stringify({ record: recordUuid, lines })}\n`, { mode: 0o600 });
 }
 
 /** The record a printed line showed; undefined when the file or the line is not there (bad lines are skipped). */
