@@ -9,7 +9,7 @@ import { MODEL_LIMITS } from '../../context/models.js';
 import { assertNever } from '../../util/assertNever.js';
 import { loadCliAgentDefinitions } from '../subagents.js';
 import { packageVersion } from '../version.js';
-import { CompactCancelled, compactNow } from './compactNow.js';
+import { CompactCancelled, compactRun } from './compactNow.js';
 import type { CustomCommand } from './customCommands.js';
 import type { FrontEnd } from './frontEnd.js';
 import { mcpReport } from './mcpReport.js';
@@ -38,20 +38,10 @@ const say = (ctx: CommandContext, text: string) => ctx.frontEnd.print(`${text.re
 
 async function compact(args: string, ctx: CommandContext): Promise<void> {
   const run = ctx.session.run;
-  if (!run.client || !run.transcript) return say(ctx, 'This run cannot compact (no model client or transcript).');
   try {
-    const result = await compactNow({
-      client: run.client,
-      transcript: run.transcript,
-      model: run.model,
-      messages: run.history,
-      instructions: args,
-      signal: ctx.signal,
-      chainId: randomUUID(),
-      ...(run.preCompact ? { beforeCompact: () => run.preCompact!(args.trim() === '' ? null : args.trim()) } : {}),
-    });
+    const result = await compactRun(run, args, { signal: ctx.signal, chainId: randomUUID() });
+    if (!result) return say(ctx, 'This run cannot compact (no model client or transcript).');
     if (result.type === 'too_short') return say(ctx, ctx.paint('dim', '(nothing to compact yet: the conversation is a single exchange)'));
-    run.history = result.messages;
     ctx.session.contextTokens = result.postTokens;
     say(ctx, ctx.paint('dim', `(conversation compacted: about ${result.preTokens} -> ${result.postTokens} tokens)`));
   } catch (error) {

@@ -87,3 +87,39 @@ export async function compactNow(options: CompactNowOptions): Promise<CompactNow
   ]);
   return { type: 'compacted', messages: view, preTokens, postTokens };
 }
+
+/** What `compactRun` needs of a prepared run (structurally `PreparedRun`). */
+export interface CompactableRun {
+  readonly client?: MessagesClient;
+  readonly transcript?: TranscriptSink;
+  readonly model: string;
+  history: readonly MessageParam[];
+  readonly preCompact?: (customInstructions: string | null) => Promise<void>;
+}
+
+/**
+ * A run's manual compaction, as `/compact [instructions]` asks for it from the interactive view
+ * and from a stream-json user message: its PreCompact hooks told the instructions (null when
+ * none), and the run's history replaced by the compacted view. Undefined: the run has no model
+ * client or transcript to compact with.
+ */
+export async function compactRun(
+  run: CompactableRun,
+  instructions: string,
+  options: { readonly signal: AbortSignal; readonly chainId: string },
+): Promise<CompactNowResult | undefined> {
+  const { client, transcript, preCompact } = run;
+  if (!client || !transcript) return undefined;
+  const given = instructions.trim();
+  const result = await compactNow({
+    client,
+    transcript,
+    model: run.model,
+    messages: run.history,
+    instructions: given,
+    ...options,
+    ...(preCompact ? { beforeCompact: () => preCompact(given === '' ? null : given) } : {}),
+  });
+  if (result.type === 'compacted') run.history = result.messages;
+  return result;
+}

@@ -1,7 +1,7 @@
 /**
  * `/compact [instructions]` sent as a stream-json user message, as the Agent SDK documents it for
  * Claude Code: instead of a model turn, the conversation so far is compacted now (the interactive
- * view's `compactNow`: PreCompact hooks with trigger `manual` and the instructions, one summary
+ * view's `compactRun`: PreCompact hooks with trigger `manual` and the instructions, one summary
  * request, a `manual` boundary in the transcript). Printed as a turn: `system/init`, one
  * `system/compact_boundary` (`compact_metadata.trigger: "manual"`, `pre_tokens`), one `result`.
  * A conversation of one exchange has nothing to compact: the result says so, still a success.
@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { TerminalEvent, TerminalReason } from '../../loop/types.js';
 import type { MessageParam } from '../../protocol/content.js';
 import { describeRun, type PreparedRun } from '../buildRun.js';
-import { CompactCancelled, compactNow } from '../interactive/compactNow.js';
+import { CompactCancelled, compactRun } from '../interactive/compactNow.js';
 import { createStreamJsonMapper, initLine } from '../output/streamJson.js';
 import type { OutputLine } from '../outputSchemas.js';
 import type { RunningTurn } from './runTurn.js';
@@ -49,20 +49,10 @@ export function startCompactTurn(options: { readonly run: PreparedRun; readonly 
   };
 
   const done = (async (): Promise<0 | 1> => {
-    if (!run.client || !run.transcript) return finish(terminal('turn_setup_failed', '/compact: this run has no model client or transcript to compact with', true));
     try {
-      const result = await compactNow({
-        client: run.client,
-        transcript: run.transcript,
-        model: run.model,
-        messages: run.history,
-        instructions,
-        signal: controller.signal,
-        chainId: run.sessionId,
-        ...(run.preCompact ? { beforeCompact: () => run.preCompact!(instructions === '' ? null : instructions) } : {}),
-      });
+      const result = await compactRun(run, instructions, { signal: controller.signal, chainId: run.sessionId });
+      if (!result) return finish(terminal('turn_setup_failed', '/compact: this run has no model client or transcript to compact with', true));
       if (result.type === 'too_short') return finish(terminal('completed', 'Nothing to compact yet: the conversation is a single exchange.', false));
-      run.history = result.messages;
       for (const line of mapper.map({ type: 'compact_boundary', trigger: 'manual', preTokens: result.preTokens, postTokens: result.postTokens, chainId: run.sessionId, depth: 0 })) emit(line);
       return finish(terminal('completed', `Compacted: about ${result.preTokens} -> ${result.postTokens} tokens.`, false));
     } catch (error) {
