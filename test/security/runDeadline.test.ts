@@ -9,38 +9,17 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes } from '../cli/helpers.js';
+import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst } from '../cli/helpers.js';
 import { eventually } from '../eventually.js';
 import { survivorsOf } from './processes.js';
 
 beforeAll(assertBuilt);
 afterAll(removeSandboxes);
 
-interface Ended {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function runCli(script: readonly ScriptedResponse[], args: readonly string[], stdin = ''): Promise<Ended & { requests: number }> {
-  const server = await startScriptedServer({ script: [...script] });
-  const box = makeSandbox();
-  try {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: box.cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdin.end(stdin);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    return { code, stdout, stderr, requests: server.requests.length };
-  } finally {
-    await server.close();
-  }
+/** The command run once against a scripted model: its exit, output, and how many requests it made. */
+async function runCli(script: readonly ScriptedResponse[], args: readonly string[]) {
+  const run = await runAgainst([...script], args, makeSandbox());
+  return { ...run, requests: run.server.requests.length };
 }
 
 const never = new Promise<void>(() => undefined);
