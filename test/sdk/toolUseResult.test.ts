@@ -5,12 +5,13 @@
  * the same text; a failed call's is `Error: <text>`, as Claude Code prints it. A PostToolUse
  * hook callback gets the structured result as `tool_response`.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { makeSandbox, ROOT } from '../cli/helpers.js';
+import { makeSandbox } from '../cli/helpers.js';
+import { strictDiagnostics } from './compileSource.js';
 import { assertBuilt, removeSandboxes, resultOf, runQuery } from './helpers.js';
 
 beforeAll(assertBuilt);
@@ -122,20 +123,5 @@ function compileAgainstSdkTools(pairs: ReadonlyArray<readonly [string, unknown]>
     `import type { ${types} } from '../node_modules/@anthropic-ai/claude-agent-sdk/sdk-tools.js';`,
     ...pairs.map(([type, value], i) => `export const value${i} = ${JSON.stringify(value)} satisfies ${type};`),
   ].join('\n');
-  const dir = mkdtempSync(join(ROOT, '.sdk-tool-types-'));
-  try {
-    const file = join(dir, 'results.ts');
-    writeFileSync(file, source);
-    const program = ts.createProgram([file], {
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    });
-    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return strictDiagnostics(source).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }

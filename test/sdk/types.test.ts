@@ -9,13 +9,12 @@
  * raw event as it arrived (the real API streams fewer fields than the TypeScript types of its
  * SDK require, e.g. no `citations` on a text block start), so only its kind is checked there.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import type { Script } from '../../src/testing/script.js';
-import { assertBuilt, makeSandbox, removeSandboxes, ROOT } from '../cli/helpers.js';
+import { assertBuilt, makeSandbox, removeSandboxes } from '../cli/helpers.js';
+import { strictDiagnostics } from './compileSource.js';
 import { startStreamHost, userLine, isResult, type Line } from '../cli/streamHost.js';
 
 beforeAll(assertBuilt);
@@ -84,27 +83,11 @@ test('every recorded line satisfies the SDK message types (tsc)', async () => {
       ].join(' ');
     }),
   ].join('\n');
-  // Inside the package, so the SDK and its peer types resolve from node_modules.
-  const dir = mkdtempSync(join(ROOT, '.sdk-types-'));
-  try {
-    const file = join(dir, 'lines.ts');
-    writeFileSync(file, source);
-    const program = ts.createProgram([file], {
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
-      const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-      // Line 1 imports and line 2 declares StreamEvent: source line n + 2 checks checked[n].
-      const lineNo = where ? where.line - 2 : -1;
-      return `${kindOf(checked[lineNo] ?? { type: '?' })}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
-    expect(diagnostics).toEqual([]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const diagnostics = strictDiagnostics(source).map((d) => {
+    const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+    // Line 1 imports and line 2 declares StreamEvent: source line n + 2 checks checked[n].
+    const lineNo = where ? where.line - 2 : -1;
+    return `${kindOf(checked[lineNo] ?? { type: '?' })}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+  });
+  expect(diagnostics).toEqual([]);
 }, 120_000);
