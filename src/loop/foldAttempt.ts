@@ -13,7 +13,7 @@ import { errorResult } from '../tools/runToolCall.js';
 import { completeResults, ORPHAN_RESULT_TEXT, repeatedCallText, textOf } from './messages.js';
 import { contextWindowExceeded } from './contextWindow.js';
 import { addUsage, budgetPriceFor, costOf, priceFor, type PriceTable } from './pricing.js';
-import type { LoopEvent, LoopState } from './types.js';
+import type { LoopEvent, LoopState, QueryTracking } from './types.js';
 
 /** What the fold needs besides its inputs; fixed for one run. */
 export interface FoldEnv {
@@ -59,8 +59,44 @@ export function newAttempt(state: LoopState): Attempt {
   return { state, messageUuid: undefined, message: undefined, blocks: [], toolUses: [], results: NO_RESULTS, batch: undefined, refused: NO_RESULTS, costUsd: 0 };
 }
 
-export function foldAttempt(attempt: Attempt, input: AssemblyOutput | ToolEvent, env: FoldEnv): AttemptStep {
+/** What the model phase folds: the assembled response and the scheduler's tool events. */
+export type FoldInput = AssemblyOutput | ToolEvent;
+
+/** The inputs that leave the attempt as it is: each becomes exactly one loop event. */
+const PASS_THROUGH_TYPES = new Set(['debug', 'block_start', 'text_delta', 'thinking_delta', 'tool_input_delta', 'message_delta', 'tool_start', 'tool_progress'] as const);
+type PassThroughInput = Extract<FoldInput, { type: typeof PASS_THROUGH_TYPES extends Set<infer T> ? T : never }>;
+
+/**
+ * Whether `input` leaves the attempt as it is (deltas, block starts, tool starts and progress:
+ * most of a response). For those the model phase hands on `passThroughEvent` without a fold
+ * step; `foldAttempt` gives the same one event for them.
+ */
+export function isPassThrough(input: FoldInput): input is PassThroughInput {
+  return PASS_THROUGH_TYPES.has(input.type as PassThroughInput['type']);
+}
+
+/** The one loop event of an input that leaves the attempt as it is. */
+export function passThroughEvent(t: QueryTracking, input: PassThroughInput): LoopEvent {
+  switch (input.type) {
+    case 'debug':
+    case 'block_start':
+    case 'text_delta':
+    case 'thinking_delta':
+    case 'tool_input_delta':
+    case 'message_delta':
+      return modelEvent(t, input);
+    case 'tool_start':
+      return toolStartEvent(t, input.toolUseId, input.name, input.input);
+    case 'tool_progress':
+      return toolProgressEvent(t, input.toolUseId, input.name, input.data);
+    default:
+      return assertNever(input, 'pass-through input');
+  }
+}
+
+export function foldAttempt(attempt: Attempt, input: FoldInput, env: FoldEnv): AttemptStep {
   const t = attempt.state;
+  if (isPassThrough(input)) return { attempt, events: [passThroughEvent(t, input)] };
   switch (input.type) {
     case 'api_retry':
       return { attempt, events: [eventOf(t, { type: 'api_retry', retry: input })] };
@@ -74,17 +110,6 @@ export function foldAttempt(attempt: Attempt, input: AssemblyOutput | ToolEvent,
       return foldMessage(attempt, input.message, env);
     case 'warning':
       return { attempt, events: [warningEvent(t, input.message, 'stream_assembly')] };
-    case 'debug':
-    case 'block_start':
-    case 'text_delta':
-    case 'thinking_delta':
-    case 'tool_input_delta':
-    case 'message_delta':
-      return { attempt, events: [modelEvent(t, input)] };
-    case 'tool_start':
-      return { attempt, events: [toolStartEvent(t, input.toolUseId, input.name, input.input)] };
-    case 'tool_progress':
-      return { attempt, events: [toolProgressEvent(t, input.toolUseId, input.name, input.data)] };
     case 'tool_result':
       return foldToolResult(attempt, input, env);
     case 'tool_batch':

@@ -5,9 +5,9 @@
  * attempt's events (and a `Continue` when reactive compaction takes over); leaves its ending in
  * the log for the decision.
  */
-import { catchError, concat, defer, EMPTY, filter, from, merge, mergeMap, scan, take, takeUntil, tap, throwError, type Observable } from 'rxjs';
+import { catchError, concat, defer, EMPTY, filter, from, merge, mergeMap, take, takeUntil, tap, throwError, type Observable } from 'rxjs';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
-import { deliverEach } from '../../operators/internal/deliverEach.js';
+import { foldEach } from '../../operators/internal/foldEach.js';
 import { interleaveTools } from '../../operators/interleaveTools.js';
 import { withholdRecoverable } from '../../operators/withholdRecoverable.js';
 import type { AssemblyOutput } from '../assembly/types.js';
@@ -16,7 +16,7 @@ import type { MessagesRequest } from '../protocol/request.js';
 import type { Tool, ToolEvent } from '../tools/types.js';
 import { isOverloaded, isPromptTooLong } from './decideOnError.js';
 import { continueWith, eventOf, warningEvent, type EventSink, type IterationOutput } from './events.js';
-import { foldAttempt, newAttempt, repeatVerdict, type AttemptStep, type FoldEnv } from './foldAttempt.js';
+import { foldAttempt, isPassThrough, newAttempt, passThroughEvent, repeatVerdict, type Attempt, type FoldEnv, type FoldInput } from './foldAttempt.js';
 import type { IterationLog } from './iterationLog.js';
 import { joinConsecutiveUsers, stripThinking } from './messages.js';
 import { boundaryRecord, governorInput, noticeEvents } from './preflight.js';
@@ -76,7 +76,6 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
     ctx.input.setInterruptible(true);
     ctx.input.markSeen();
     const env: FoldEnv = { newId: ctx.newId, prices: ctx.prices, repeatedToolCallLimit: ctx.repeatedToolCallLimit, interactive: ctx.options.interactive === true, budgeted: ctx.budget !== undefined };
-    const seed: AttemptStep = { attempt: log.latest, events: [] };
     const scheduler = (response$: Observable<AssemblyOutput>) =>
       response$.pipe(
         withoutRepeats(state.repeatedCall, ctx.repeatedToolCallLimit),
@@ -92,14 +91,20 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
     return callShaped(ctx, requestOf(ctx, tools, state, messages)).pipe(
       assembleBlocks(),
       interleaveTools<AssemblyOutput, ToolEvent>(tools.length === 0 ? () => EMPTY : scheduler),
-      scan((step: AttemptStep, input: AssemblyOutput | ToolEvent) => foldAttempt(step.attempt, input, env), seed),
-      deliverEach((step: AttemptStep): readonly LoopEvent[] => {
-        if (step.events[0]?.type === 'assistant_message') ctx.budget?.charge(step.attempt.costUsd);
-        if (step.error !== undefined) ctx.budget?.charge(step.attempt.costUsd);
-        log.latest = step.attempt;
-        if (step.error !== undefined) throw step.error;
-        return step.events;
-      }, emit),
+      foldEach<Attempt, FoldInput, LoopEvent>({
+        seed: () => log.latest,
+        // Most of a response: deltas the fold only wraps, handed on without a step.
+        direct: (attempt, input) => (isPassThrough(input) ? passThroughEvent(attempt.state, input) : undefined),
+        fold: (attempt, input) => {
+          const step = foldAttempt(attempt, input, env);
+          if (step.events[0]?.type === 'assistant_message') ctx.budget?.charge(step.attempt.costUsd);
+          if (step.error !== undefined) ctx.budget?.charge(step.attempt.costUsd);
+          log.latest = step.attempt;
+          if (step.error !== undefined) throw step.error;
+          return { state: step.attempt, items: step.events };
+        },
+        sink: emit,
+      }),
     );
   });
 }
