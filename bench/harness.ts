@@ -23,6 +23,12 @@ export interface MeasureOptions {
   readonly warmup: number;
   /** Timed rounds; at least {@link MIN_ROUNDS}. */
   readonly rounds: number;
+  /**
+   * Default true: a full GC before every sample (what every target figure uses). False only for
+   * the informative `*_steady` figures, which show how much of a figure the state right after a
+   * forced full GC adds (see bench/README.md, "After a forced GC").
+   */
+  readonly gcBeforeEachSample?: boolean;
 }
 
 /** A median and the quartiles around it. */
@@ -56,7 +62,7 @@ export async function measureInterleaved<K extends string>(
     const order = round % 2 === 0 ? names : [...names].reverse();
     for (const name of order) {
       const run = cases[name];
-      collectGarbage();
+      if (options.gcBeforeEachSample !== false) collectGarbage();
       const cpuStart = process.cpuUsage();
       const start = process.hrtime.bigint();
       await run();

@@ -120,11 +120,17 @@ async function streamCase(): Promise<Figures> {
     { baseline: () => baseline(chunks), pipeline: () => pipeline(chunks), loop: () => loop(chunks) },
     { warmup: 5, rounds },
   );
+  // The same without the forced GC: informative only (no target), see bench/README.md.
+  const steady = await measureInterleaved(
+    { baseline: () => baseline(chunks), loop: () => loop(chunks) },
+    { warmup: 5, rounds, gcBeforeEachSample: false },
+  );
   return {
     'loop.stream_ratio_to_parse_baseline': spreadFigure(pairedRatio(m.loop, m.baseline, 'wall'), rounds, 'ratio', '<= 1.3'),
     'loop.stream_cpu_ratio_to_parse_baseline': spreadFigure(pairedRatio(m.loop, m.baseline, 'cpu'), rounds, 'ratio', '<= 1.3'),
     'loop.stream_pipeline_ratio_to_parse_baseline': spreadFigure(pairedRatio(m.pipeline, m.baseline, 'wall'), rounds, 'ratio'),
     'loop.stream_pipeline_cpu_ratio_to_parse_baseline': spreadFigure(pairedRatio(m.pipeline, m.baseline, 'cpu'), rounds, 'ratio'),
+    'loop.stream_cpu_ratio_steady': spreadFigure(pairedRatio(steady.loop, steady.baseline, 'cpu'), rounds, 'ratio'),
     'loop.stream_ms': spreadFigure(m.loop.wall, rounds, 'ms'),
     'loop.stream_parse_baseline_ms': spreadFigure(m.baseline.wall, rounds, 'ms'),
     'loop.stream_events': { value: streamed, unit: 'count' },
