@@ -10,10 +10,8 @@ import { homedir } from 'node:os';
 import { redact, RxAgentError } from '../errors.js';
 import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
 import { buildRun, describeRun, type PreparedRun, type RunEnvironment } from './buildRun.js';
-import { runInteractive } from './interactive/runInteractive.js';
 import { createStreamJsonMapper } from './output/streamJson.js';
 import { runPrintMode } from './printMode.js';
-import { runStreamJson } from './streamInput/runStreamJson.js';
 import { readStdin, StdinTooLarge } from './readStdin.js';
 import { packageVersion } from './version.js';
 import { openDebugLog, type DebugLog } from './debugLog.js';
@@ -122,6 +120,8 @@ function hostTimeout(value: string | undefined): { hostTimeoutMs?: number } {
 /** `--input-format stream-json`: a conversation with a host over stdin/stdout (the Agent SDK). */
 async function runStreamJsonInput(options: CliOptions, debug: DebugLog | undefined): Promise<number> {
   const runs: PreparedRun[] = [];
+  // Loaded only for this mode (as the interactive view below): `-p` pays for neither at start.
+  const { runStreamJson } = await import('./streamInput/runStreamJson.js');
   try {
     return await runStreamJson(
       options,
@@ -223,7 +223,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   try {
-    return options.print ? await runPrint(options) : await runInteractive(options);
+    return options.print ? await runPrint(options) : await (await import('./interactive/runInteractive.js')).runInteractive(options);
   } catch (error) {
     writeErr(`rxagent: ${describeFailure(error, options.verbose)}\n`);
     return error instanceof UsageError ? 2 : 1;

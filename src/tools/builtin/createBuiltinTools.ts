@@ -14,7 +14,6 @@ import { bashTool, type BashToolOptions } from './bash.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
-import { parseShell } from './shellParse.js';
 import { readTool } from './read.js';
 import type { Workspace } from './workspace.js';
 import { writeTool } from './write.js';
@@ -36,9 +35,9 @@ export interface BuiltinToolsOptions {
 /** The built-in tools (Read, Write, Edit, Glob, Grep, Bash) of one session, over its workspace. */
 export function createBuiltinTools(workspace: Workspace, options: BuiltinToolsOptions = {}): Tool[] {
   const wanted = new Set(options.only ?? BUILTIN_TOOL_NAMES);
-  // Load the shell parser now (~150 ms once per process) rather than inside the first Bash
-  // call's permission check, while the model is already streaming.
-  if (wanted.has('Bash')) parseShell('true');
+  // The shell parser (1.5 MB of compiled Go, 150-350 ms to load) is not loaded here: a run that
+  // never calls Bash should not pay for it before its first request (issue 20 §3). The first Bash
+  // call's permission check loads it, while the model is usually still streaming.
   // Sandboxed by default on Linux (where bwrap works); the CLI passes the run's own sandbox.
   const bash: BashToolOptions = options.bash?.sandbox
     ? options.bash
