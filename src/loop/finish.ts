@@ -31,6 +31,8 @@ export interface FinishFacts {
   readonly pending: readonly TranscriptRecord[];
   /** Whether records are kept at all (a transcript sink is configured). */
   readonly recording: boolean;
+  /** Uuids of records already written during the iteration (earlyRecord.ts): left out here. */
+  readonly writtenEarly?: ReadonlySet<string>;
 }
 
 export function finish(state: LoopState, decision: SettledDecision, facts: FinishFacts): Finished {
@@ -41,7 +43,7 @@ export function finish(state: LoopState, decision: SettledDecision, facts: Finis
     }
   }
   for (const message of decision.warnings) events.push(warningEvent(state, message));
-  const records = facts.recording ? joinPaused([...facts.pending, ...recordsOf(state, decision.additions, facts.now)]) : [];
+  const records = facts.recording ? joinPaused([...facts.pending, ...recordsOf(state, decision.additions, facts.now)]).filter((r) => !('uuid' in r && facts.writtenEarly?.has(r.uuid))) : [];
   if (decision.type === 'continue') {
     const next = decision.state;
     events.push(eventOf(state, { type: 'transition', reason: next.transition!.reason, turnCount: next.turnCount }));
@@ -65,7 +67,7 @@ export function withQueuedInput(state: LoopState, decision: SettledDecision, que
 }
 
 /** The transcript records of a decision's additions, chained from the state's last message. */
-function recordsOf(state: LoopState, additions: readonly Addition[], timestamp: number): TranscriptRecord[] {
+export function recordsOf(state: LoopState, additions: readonly Addition[], timestamp: number): TranscriptRecord[] {
   let parentUuid = state.lastMessageUuid;
   return additions.map((a) => {
     const base = { chainId: state.chainId, depth: state.depth, timestamp, uuid: a.uuid, parentUuid };

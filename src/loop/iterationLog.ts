@@ -22,6 +22,10 @@ export interface IterationLog {
   /** Reactive compaction took over: its `Continue` ends the iteration. */
   recovered: boolean;
   compactFailure: string | undefined;
+  /** The write of a tool-use response's record started as it completed (earlyRecord.ts); awaited before the decision. */
+  early: Promise<void> | undefined;
+  /** Uuids of the records written during the iteration, which its end leaves out. */
+  readonly writtenEarly: Set<string>;
   /** `started` events of commands absorbed in this iteration, emitted with its end. */
   readonly lifecycle: LoopEvent[];
 }

@@ -108,7 +108,7 @@ export type TranscriptRecord = QueryTracking & { readonly timestamp: number } & 
 
 /** Where a run's records go (`createTranscriptSink` writes JSONL session files). */
 export interface TranscriptSink {
-  /** Called with the records of one iteration; awaited before the next model request. */
+  /** Called with the records of one iteration (a tool-use response's own record first, as soon as it is complete); awaited before the next model request. */
   append(records: readonly TranscriptRecord[]): Promise<void>;
 }
 

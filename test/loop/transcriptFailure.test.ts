@@ -48,8 +48,21 @@ describe('transcript write failure', () => {
     expect(r.events.filter((e) => e.type === 'terminal')).toHaveLength(1);
   });
 
-  it('before the next request: the tool batch is not followed by a model call, and the history is valid', async () => {
+  it('while the tools run: the response asking for them cannot be saved, so no further request is sent', async () => {
+    // The second append is the tool-use response's own record, written as soon as it is complete.
     const r = await runWith(2);
+    expect(r.sink.calls()).toBe(2);
+    expect(r.requests).toHaveLength(1);
+    expect(r.terminal.reason).toBe('turn_setup_failed');
+    expect(r.terminal.error?.message).toMatch(/could not write the session transcript: ENOSPC/);
+    // The history is what was saved: the prompt, which can be resumed or sent as is.
+    const history = r.terminal.messages ?? [];
+    expect(validateMessagesRequest({ model: 'm', max_tokens: 10, messages: history })).toEqual([]);
+    expect(history).toHaveLength(1);
+  });
+
+  it('before the next request: the tool batch is not followed by a model call, and the history is valid', async () => {
+    const r = await runWith(3);
     expect(r.requests).toHaveLength(1); // the second request would have gone out unsaved
     expect(r.terminal.reason).toBe('turn_setup_failed');
     expect(r.terminal.error?.message).toMatch(/could not write the session transcript: ENOSPC/);
@@ -60,7 +73,7 @@ describe('transcript write failure', () => {
   });
 
   it('at the end: a completed run whose last records cannot be saved ends with the error instead', async () => {
-    const r = await runWith(3);
+    const r = await runWith(4);
     expect(r.requests).toHaveLength(2);
     expect(r.terminal.reason).toBe('turn_setup_failed');
     expect(r.events.filter((e) => e.type === 'terminal')).toHaveLength(1);
