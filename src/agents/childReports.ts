@@ -15,7 +15,7 @@
  * progress and its result; a background child reports them through the tree's output and a
  * notification.
  */
-import { concat, defer, EMPTY, mergeMap, of, type Observable } from 'rxjs';
+import { Observable } from 'rxjs';
 import { isCancelledTerminal, isErrorTerminal, type LoopEvent, type TerminalEvent } from '../loop/types.js';
 import type { AgentToolOutput } from './agentTool.js';
 import type { SubagentEventData } from './events.js';
@@ -48,24 +48,35 @@ export type ChildReport =
   | { readonly type: 'event'; readonly data: SubagentEventData }
   | { readonly type: 'end'; readonly outcome: ChildOutcome };
 
-/** The child's events in their envelopes, then its outcome (see the file comment). */
+/**
+ * The child's events in their envelopes, then its outcome (see the file comment). One
+ * subscriber, no inner Observable per event: a `mergeMap` to an array subscribed one per child
+ * event, and subagents stream as many events as the top-level loop.
+ */
 export function reportChild(child: StartedChild): Observable<ChildReport> {
-  return defer(() => {
+  return new Observable<ChildReport>((subscriber) => {
     let ended = false;
-    return concat(
-      child.events$.pipe(
-        mergeMap((event): ChildReport[] => {
-          const report: ChildReport = { type: 'event', data: envelope(child, event) };
-          if (event.type !== 'terminal') return [report];
+    return child.events$.subscribe({
+      next: (event) => {
+        try {
+          subscriber.next({ type: 'event', data: envelope(child, event) });
+          if (event.type !== 'terminal') return;
           ended = true;
           const summary: ChildSummary = { agentId: child.agentId, agentType: child.agentType, terminal: event, costUsd: event.costUsd };
-          return [report, { type: 'end', outcome: childOutcome(summary) }];
-        }),
-      ),
-      // Cannot happen with a loop (its last event is its terminal), but a reader must not wait
-      // for an end that never comes.
-      defer(() => (ended ? EMPTY : of<ChildReport>({ type: 'end', outcome: { ok: false, text: `subagent ${child.agentId} ended without a result` } }))),
-    );
+          subscriber.next({ type: 'end', outcome: childOutcome(summary) });
+        } catch (error) {
+          // As an operator would: a failure building the report errors the reports, it is not thrown into the child.
+          subscriber.error(error);
+        }
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => {
+        // Cannot happen with a loop (its last event is its terminal), but a reader must not wait
+        // for an end that never comes.
+        if (!ended) subscriber.next({ type: 'end', outcome: { ok: false, text: `subagent ${child.agentId} ended without a result` } });
+        subscriber.complete();
+      },
+    });
   });
 }
 
