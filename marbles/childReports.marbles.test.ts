@@ -7,7 +7,7 @@
  * Report letters: e an event in its envelope, E a successful outcome, F a failure outcome.
  */
 import { describe, expect, it } from 'vitest';
-import { map, type Observable } from 'rxjs';
+import { from, map, take, tap, type Observable } from 'rxjs';
 import { reportChild, type ChildReport, type StartedChild } from '../src/agents/childReports.js';
 import type { LoopEvent } from '../src/loop/types.js';
 import { createTestScheduler } from './helpers/testScheduler.js';
@@ -74,6 +74,15 @@ describe('reportChild (virtual time)', () => {
       expectObservable(reportChild(started(child)).pipe(map(letter)), '^----!').toBe('-e-e-');
       expectSubscriptions(child.subscriptions).toBe('^----!');
     });
+  });
+
+  it('synchronous unsubscription: a reader taking one report stops a synchronous child at once', () => {
+    let pulled = 0;
+    const child$ = from([events['a']!, events['a']!, events['a']!, events['T']!]).pipe(tap(() => pulled++));
+    const taken: ChildReport[] = [];
+    reportChild(started(child$)).pipe(take(1)).subscribe((r) => taken.push(r));
+    expect(taken.map(letter)).toEqual(['e']);
+    expect(pulled).toBe(1);
   });
 
   it('a throwing reader of the terminal errors the reports instead of throwing into the child', () => {

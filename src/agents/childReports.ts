@@ -16,6 +16,7 @@
  * notification.
  */
 import { Observable } from 'rxjs';
+import { subscribeLinked } from '../../operators/internal/subscribeLinked.js';
 import { isCancelledTerminal, isErrorTerminal, type LoopEvent, type TerminalEvent } from '../loop/types.js';
 import type { AgentToolOutput } from './agentTool.js';
 import type { SubagentEventData } from './events.js';
@@ -56,7 +57,8 @@ export type ChildReport =
 export function reportChild(child: StartedChild): Observable<ChildReport> {
   return new Observable<ChildReport>((subscriber) => {
     let ended = false;
-    return child.events$.subscribe({
+    // Linked before the child runs: an unsubscribe in the middle of a synchronous child stops it at once.
+    subscribeLinked(child.events$, subscriber, {
       next: (event) => {
         try {
           subscriber.next({ type: 'event', data: envelope(child, event) });
