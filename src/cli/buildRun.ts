@@ -51,6 +51,7 @@ import { createStructuredOutput, STRUCTURED_OUTPUT_TOOL, type StructuredOutputSt
 import type { McpServerStatus } from '../mcp/connectMcpServers.js';
 import type { McpServersConfig } from '../mcp/config.js';
 import { mcpLimitsFromEnv } from '../mcp/limits.js';
+import { createFileCredentialStore, credentialFileOf } from '../mcp/oauth/credentialStore.js';
 import { openMcpSessionLazily, type McpSession } from '../mcp/lazySession.js';
 import { ruleCoversTool } from '../permissions/matchRule.js';
 import { parseRule } from '../permissions/rules.js';
@@ -120,6 +121,8 @@ export interface PreparedRun {
   readonly mcpServers?: readonly McpServerStatus[];
   /** The MCP tools offered now (`mcp__<server>__<tool>`), for the interactive /mcp. */
   readonly mcpToolNames?: readonly string[];
+  /** Signs in to a remote MCP server with OAuth and connects it again (the interactive /mcp login). */
+  readonly mcpSignIn?: McpSession['signIn'];
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
   /** With `--json-schema`: where the current turn's structured answer stands. */
@@ -319,6 +322,8 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       onWarning: runEnv.onWarning,
       // Servers may ask the user (elicitation): the view's form, else declined at once with a warning.
       onElicitation: runEnv.onElicitation ?? declineElicitation(runEnv.onWarning),
+      // Remote servers signed in to (OAuth) send their stored tokens; the others get `needs-auth`.
+      credentials: createFileCredentialStore(credentialFileOf(runEnv.homeDir)),
       // A bare deny name (`--disallowedTools mcp__files`) removes those tools from the offer.
       offer: (name) => !removedByDenyRules(name, [...settings.permissions.deny, ...options.disallowedTools]),
     });
@@ -439,6 +444,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       get mcpToolNames() {
         return mcpSession.tools().map((t) => t.name);
       },
+      mcpSignIn: mcpSession.signIn,
       history: session.messages,
       structuredOutput: () => structured?.state(),
       client: openedClient,

@@ -197,6 +197,21 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error instanceof UsageError ? 2 : 1;
     }
   }
+  if (argv[0] === 'mcp') {
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    try {
+      // `rxagent mcp login|logout <server>`: loaded only for it.
+      const { runMcpCommand } = await import('../mcp/cli/mcpCommand.js');
+      return await runMcpCommand(argv.slice(1), { writeOut, writeErr, signal: stop.signal });
+    } catch (error) {
+      writeErr(`rxagent: ${describeFailure(error, false)}\n`);
+      return error instanceof UsageError ? 2 : 1;
+    } finally {
+      process.off('SIGINT', onSignal);
+    }
+  }
   if (argv[0] === 'worker' || argv[0] === 'submit' || argv[0] === 'result') {
     try {
       // Loaded only for these: the queue's modules (pg-boss) cost the other modes nothing.

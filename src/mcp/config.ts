@@ -27,16 +27,30 @@ export const stdioServerSchema = z.object({
   env: stringRecord.optional(),
 });
 
+/**
+ * Claude Code's `oauth` of a remote server: a client registered by hand (`clientId`, and a
+ * `clientSecret` for a confidential one), a fixed loopback port for the redirect URI
+ * (`http://localhost:<callbackPort>/callback`, else a free port) and the scopes to ask for.
+ */
+export const oauthSettingsSchema = z.object({
+  clientId: z.string().min(1).optional(),
+  clientSecret: z.string().min(1).optional(),
+  callbackPort: z.number().int().min(1).max(65535).optional(),
+  scopes: z.string().min(1).optional(),
+});
+
 export const remoteServerSchema = z.object({
   type: z.enum(['http', 'sse']),
   url: z.string().min(1),
   headers: stringRecord.optional(),
+  oauth: oauthSettingsSchema.optional(),
 });
 
 export const serverConfigSchema = z.union([stdioServerSchema, remoteServerSchema]);
 
 export type McpStdioServerConfig = z.infer<typeof stdioServerSchema>;
 export type McpRemoteServerConfig = z.infer<typeof remoteServerSchema>;
+export type McpOAuthSettings = z.infer<typeof oauthSettingsSchema>;
 
 /** A server reached over a transport the caller made (library only; not in JSON files). */
 export interface McpTransportServerConfig {
@@ -86,6 +100,7 @@ function describeShapeError(raw: unknown): string {
   }
   if (type === 'http' || type === 'sse') {
     if (typeof fields['url'] !== 'string' || fields['url'] === '') return '"url" must be a non-empty string';
+    if (fields['oauth'] !== undefined && !oauthSettingsSchema.safeParse(fields['oauth']).success) return '"oauth" must be {clientId?, clientSecret?, callbackPort? (a port number), scopes? (a string)}';
     return '"headers" must map names to strings';
   }
   return `unknown "type" ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`;

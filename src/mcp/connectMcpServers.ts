@@ -11,7 +11,7 @@
  * output:    -----x---y---     x = {a's tools; a connected, b failed}, y = {a's new tools; ...}
  * ```
  */
-import { combineLatest, map, Observable, of } from 'rxjs';
+import { combineLatest, filter, map, NEVER, Observable, of, startWith, switchMap } from 'rxjs';
 import type { Tool } from '../tools/types.js';
 import type { McpServersConfig } from './config.js';
 import { connectMcpServer, type ConnectServerOptions, type McpServerSnapshot, type McpServerStatusName, type SkippedTool } from './connectServer.js';
@@ -47,6 +47,11 @@ export interface ConnectMcpServersOptions extends Partial<ConnectServerOptions> 
    * status and reason, never connected.
    */
   readonly notStarted?: Readonly<Record<string, { readonly status: McpServerStatusName; readonly reason: string }>>;
+  /**
+   * Names of servers to connect again (after a sign-in): the old connection is closed, the
+   * server is listed `pending` until the new one has connected or failed.
+   */
+  readonly reconnect$?: Observable<string>;
 }
 
 export const EMPTY_MCP_TOOLS: McpTools = Object.freeze({ tools: [], prompts: [], servers: [], skippedTools: [], pids: [], refreshing: false });
@@ -60,11 +65,19 @@ export function connectMcpServers(config: McpServersConfig, options: ConnectMcpS
     ...(options.onClose ? { onClose: options.onClose } : {}),
     ...(options.traceparentFor ? { traceparentFor: options.traceparentFor } : {}),
     ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
   };
   const held: Observable<McpServerSnapshot>[] = Object.entries(options.notStarted ?? {}).map(([name, why]) =>
     of<McpServerSnapshot>({ name, status: why.status, error: why.reason, tools: [], skippedTools: [] }),
   );
-  const started = Object.entries(config).map(([name, server]) => connectMcpServer(name, server, serverOptions));
+  const reconnect$ = options.reconnect$ ?? NEVER;
+  const started = Object.entries(config).map(([name, server]) =>
+    reconnect$.pipe(
+      filter((asked) => asked === name),
+      startWith(name),
+      switchMap((_, attempt) => (attempt === 0 ? connectMcpServer(name, server, serverOptions) : connectMcpServer(name, server, serverOptions).pipe(startWith(reconnecting(name))))),
+    ),
+  );
   const all = [...started, ...held];
   if (all.length === 0) return of(EMPTY_MCP_TOOLS);
   return combineLatest(all).pipe(map((snapshots) => mergeSnapshots(snapshots, serverOptions)));
@@ -86,4 +99,8 @@ export function mergeSnapshots(snapshots: readonly McpServerSnapshot[], options:
     pids: snapshots.flatMap((s) => (s.status === 'connected' && s.pid !== undefined ? [s.pid] : [])),
     refreshing: snapshots.some((s) => s.refreshing === true),
   };
+}
+
+function reconnecting(name: string): McpServerSnapshot {
+  return { name, status: 'pending', error: 'connecting again', tools: [], skippedTools: [] };
 }

@@ -7,6 +7,7 @@
  * server is stopped with its whole process group (stdin closed, then SIGTERM, then SIGKILL), an HTTP session is
  * terminated with DELETE.
  */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, PromptListChangedNotificationSchema, ToolListChangedNotificationSchema, ToolSchema, type Prompt, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
@@ -18,6 +19,7 @@ import type { EnvLookup } from './expandEnv.js';
 import type { McpLimits } from './limits.js';
 import { createMcpCaller, type McpCaller, type TraceparentFor } from './caller.js';
 import { fieldsOf, type McpElicitationHandler } from './elicitation.js';
+import type { McpCredentialStore } from './oauth/credentialStore.js';
 import { promptsOfServer, type McpPrompt } from './prompts.js';
 import { adaptMcpTool } from './toolAdapter.js';
 import { openTransport, type OpenedTransport } from './transports.js';
@@ -65,6 +67,8 @@ export interface ConnectServerOptions {
    * elicitation capability; absent, it advertises none and servers do not ask.
    */
   readonly onElicitation?: McpElicitationHandler;
+  /** Where remote servers' OAuth tokens are kept (signed in with `signInToMcpServer`). Default: none, a 401 is `needs-auth`. */
+  readonly credentials?: McpCredentialStore;
 }
 
 const looseToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -79,7 +83,7 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
     }
     let opened: OpenedTransport;
     try {
-      opened = openTransport(expanded, options.cwd);
+      opened = openTransport(expanded, options.cwd, options.credentials ? { serverName: name, store: options.credentials } : undefined);
     } catch (error) {
       subscriber.next(failed(name, messageOf(error)));
       subscriber.complete();
@@ -240,7 +244,7 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
         (error: unknown) => {
           clearTimeout(startTimer);
           if (startup.signal.aborted) return;
-          end(needsAuth(error) ? { ...failed(name, messageOf(error)), status: 'needs-auth' } : failed(name, withStderr(`could not start: ${messageOf(error)}`)));
+          end(needsAuth(error) ? { ...failed(name, `${messageOf(error)}; sign in with /mcp login ${name} (or rxagent mcp login ${name})`), status: 'needs-auth' } : failed(name, withStderr(`could not start: ${messageOf(error)}`)));
         },
       );
 
@@ -278,6 +282,7 @@ function failed(name: string, error: string, previous?: McpServerSnapshot): McpS
 
 /** HTTP 401 (with or without an OAuth challenge): the server wants credentials we do not have. */
 function needsAuth(error: unknown): boolean {
+  if (error instanceof UnauthorizedError) return true;
   if (typeof error !== 'object' || error === null) return false;
   return (error as { code?: unknown }).code === 401 || (error as { name?: unknown }).name === 'UnauthorizedError' || /\b401\b/.test(messageOf(error));
 }

@@ -4,7 +4,10 @@
  * closed by `close()`, which resolves only when every server process has stopped and every HTTP
  * session was ended.
  */
-import type { Observable } from 'rxjs';
+import { filter, firstValueFrom, map, skipWhile, Subject, type Observable } from 'rxjs';
+import { ConfigurationError } from '../errors.js';
+import { expandServerConfig, type McpRemoteServerConfig } from './config.js';
+import { isRemoteServer, signInToMcpServer } from './oauth/signIn.js';
 import type { Tool } from '../tools/types.js';
 import type { McpServersConfig } from './config.js';
 import { connectMcpServers, type ConnectMcpServersOptions, type McpServerStatus, type McpTools } from './connectMcpServers.js';
@@ -21,6 +24,12 @@ export interface McpSession {
   prompts(): readonly McpPrompt[];
   /** The loop's `refreshTools`: its own tools followed by the servers' (after a re-listing under way). */
   refreshTools(own: readonly Tool[]): readonly Tool[] | Observable<readonly Tool[]>;
+  /**
+   * Signs in to a remote server with OAuth (the browser step through `onAuthorizationUrl`),
+   * then connects it again; resolves with its state after that. Rejects with a McpSignInError
+   * (or a ConfigurationError for a server that is not remote or not configured).
+   */
+  signIn(name: string, options: { readonly onAuthorizationUrl: (url: URL) => void | Promise<void>; readonly signal: AbortSignal }): Promise<McpServerStatus>;
   close(): Promise<void>;
 }
 
@@ -41,10 +50,13 @@ export async function openMcpSession(
   let settle!: () => void;
   const first = new Promise<void>((resolve) => (settle = resolve));
   const { onWarning: _onWarning, signal: _signal, offer: _offer, ...connectOptions } = options;
-  const subscription = connectMcpServers(config, { ...connectOptions, onClose: (closed) => void closes.push(closed) }).subscribe({
+  const reconnect$ = new Subject<string>();
+  const values$ = new Subject<McpTools>();
+  const subscription = connectMcpServers(config, { ...connectOptions, reconnect$, onClose: (closed) => void closes.push(closed) }).subscribe({
     next: (tools) => {
       const previous = latest;
       latest = tools;
+      values$.next(tools);
       toolSet.update(tools);
       mcpWarnings(previous, tools).forEach(options.onWarning);
       settle();
@@ -74,6 +86,25 @@ export async function openMcpSession(
     tools: toolSet.mcpTools,
     prompts: () => latest?.prompts ?? [],
     refreshTools: toolSet.refresh,
+    async signIn(name, signInOptions) {
+      const server = config[name];
+      if (server === undefined) throw new ConfigurationError(`no MCP server named "${name}" is configured`);
+      if (!isRemoteServer(server)) throw new ConfigurationError(`MCP server "${name}" is not a remote (http or sse) server; only those sign in with OAuth`);
+      const credentials = options.credentials;
+      if (credentials === undefined) throw new ConfigurationError('this run keeps no MCP credentials, so it cannot sign in');
+      await signInToMcpServer(name, expandServerConfig(server, options.env ?? process.env).config as McpRemoteServerConfig, { ...signInOptions, store: credentials });
+      // Listed `pending` at once (synchronously) by the reconnection, then settled.
+      const settled = firstValueFrom(
+        values$.pipe(
+          map((tools) => tools.servers.find((s) => s.name === name)),
+          filter((s): s is McpServerStatus => s !== undefined),
+          skipWhile((s) => s.status !== 'pending'),
+          filter((s) => s.status !== 'pending'),
+        ),
+      );
+      reconnect$.next(name);
+      return settled;
+    },
     close,
   };
 }

@@ -8,6 +8,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ConfigurationError } from '../errors.js';
 import type { McpServerConfig } from './config.js';
+import { createMcpOAuthProvider } from './oauth/clientProvider.js';
+import type { McpCredentialStore } from './oauth/credentialStore.js';
 import { StdioGroupTransport } from './stdioGroupTransport.js';
 
 const STDERR_TAIL_BYTES = 4096;
@@ -20,8 +22,14 @@ export interface OpenedTransport {
   pid(): number | null;
 }
 
+/** The OAuth side of a remote server's connection: where its tokens are kept, under which name. */
+export interface TransportAuth {
+  readonly serverName: string;
+  readonly store: McpCredentialStore;
+}
+
 /** `cwd`: where stdio servers start (the project root). */
-export function openTransport(config: McpServerConfig, cwd: string | undefined): OpenedTransport {
+export function openTransport(config: McpServerConfig, cwd: string | undefined, auth?: TransportAuth): OpenedTransport {
   switch (config.type) {
     case undefined:
     case 'stdio': {
@@ -48,7 +56,10 @@ export function openTransport(config: McpServerConfig, cwd: string | undefined):
         throw new ConfigurationError(`"url" ${JSON.stringify(config.url)} is not a valid URL`);
       }
       const requestInit: RequestInit = config.headers ? { headers: { ...config.headers } } : {};
-      const options = { requestInit, fetch: withTraceparentHeader };
+      // Only a server signed in to before gets an OAuth provider (it sends the token and lets
+      // the SDK refresh it on a 401); without a token a 401 is simply `needs-auth`.
+      const authProvider = auth?.store.get(auth.serverName, config.url)?.tokens ? createMcpOAuthProvider({ name: auth.serverName, url: config.url, ...(config.oauth ? { oauth: config.oauth } : {}) }, auth.store, { kind: 'connect' }) : undefined;
+      const options = { requestInit, fetch: withTraceparentHeader, ...(authProvider ? { authProvider } : {}) };
       const transport = config.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
       return { transport, stderrTail: () => '', pid: () => null };
     }

@@ -21,7 +21,8 @@ export function mcpWarnings(previous: McpTools | undefined, next: McpTools): str
         out.push(`MCP server "${server.name}" needs authentication${why}; the run goes on without its tools`);
         break;
       case 'pending':
-        out.push(`MCP server "${server.name}" was not started${why}`);
+        // A server connecting again (after a sign-in) says how that went once it has.
+        if (before === undefined) out.push(`MCP server "${server.name}" was not started${why}`);
         break;
       default: {
         const unknownStatus: never = server.status;

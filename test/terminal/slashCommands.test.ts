@@ -29,7 +29,7 @@ Commands:
   /permissions [allow|deny|ask <rule> | remove <rule>]
                             show the permission rules, or add/remove one in .claude/settings.local.json
   /agents                   the subagents the model can start
-  /mcp                      MCP server status
+  /mcp [login <server>]     MCP server status; sign in to a remote server
   /exit                     leave (also Ctrl-D)
 Custom commands (.claude/commands, .rxagent/commands):
   /greet                    Greets someone`;

@@ -12,7 +12,7 @@ import { packageVersion } from '../version.js';
 import { CompactCancelled, compactRun } from './compactNow.js';
 import type { CustomCommand } from './customCommands.js';
 import type { FrontEnd } from './frontEnd.js';
-import { mcpReport } from './mcpReport.js';
+import { mcpCommand } from './mcpCommand.js';
 import type { Paint } from './permissionQuestion.js';
 import { resumeCommand, permissionsCommand, type SessionCommandContext } from './sessionCommands.js';
 import { helpText, type BuiltinName } from './slashCommands.js';
@@ -115,7 +115,7 @@ export async function runBuiltin(name: BuiltinName, args: string, ctx: CommandCo
     case 'agents':
       return say(ctx, await agents(ctx));
     case 'mcp':
-      return say(ctx, mcpReport(ctx.session.run.mcpServers ?? [], ctx.session.run.mcpToolNames ?? [], ctx.paint, ctx.frontEnd.columns()));
+      return mcpCommand(args, ctx);
     case 'exit':
       return ctx.exit();
     default:

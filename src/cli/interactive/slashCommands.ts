@@ -15,7 +15,7 @@ export const BUILTIN_COMMANDS = [
   { name: 'status', args: '', description: 'version, session, model, permission mode, settings files' },
   { name: 'permissions', args: '[allow|deny|ask <rule> | remove <rule>]', description: 'show the permission rules, or add/remove one in .claude/settings.local.json' },
   { name: 'agents', args: '', description: 'the subagents the model can start' },
-  { name: 'mcp', args: '', description: 'MCP server status' },
+  { name: 'mcp', args: '[login <server>]', description: 'MCP server status; sign in to a remote server' },
   { name: 'exit', args: '', description: 'leave (also Ctrl-D)' },
 ] as const;
 
