@@ -3,9 +3,9 @@
  * message out. The logic is the reducer in `src/assembly/reducer.ts`; this file only gives each
  * subscription its own state and releases it.
  */
-import { Observable } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
+import { decodeChunks, DecodedSSE } from './internal/decodedSSE.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
-import type { OperatorFunction } from 'rxjs';
 import { assembleStep, createAssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyBatch, AssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyOutput } from '../src/assembly/types.js';
@@ -27,7 +27,9 @@ import type { TransportOutput } from '../src/transport/types.js';
  * ```
  *
  * Each output is emitted synchronously in the frame of the event that caused it (a
- * `message_start` carrying content is followed by its blocks in the same frame). Tool input is
+ * `message_start` carrying content is followed by its blocks in the same frame). Applied right
+ * after `decodeSSE()`, it decodes and assembles in one stage (the same outputs, one subscriber
+ * hop per output instead of two per event). Tool input is
  * kept as a list of chunks and parsed once, at the block's stop, so the cost is linear in the
  * input's size. An input that is not a JSON object yields a `tool_use` block with `input: {}`
  * and an `invalid: { rawInput, reason }` marker (the `message` carries the same block without the
@@ -72,25 +74,32 @@ export function assembleBlocks(): OperatorFunction<TransportOutput, AssemblyOutp
       let state: AssemblyState | undefined = createAssemblyState();
       // Release memory on any termination: a partial message may hold megabytes of chunks.
       subscriber.add(() => (state = undefined));
+      const each = (event: TransportOutput): void => {
+        if (state !== undefined) assembleInto(state, event, subscriber);
+      };
+      // Right after `decodeSSE()`: decode and assemble in one stage, one hop per output.
+      if (source$ instanceof DecodedSSE) return decodeChunks(source$.chunks$, source$.options, subscriber, each);
       // Linked before the source runs: an unsubscribe in the middle of a synchronous source
       // (take(3) downstream) stops that source at once.
       subscribeLinked(source$, subscriber, {
-        next(event) {
-          if (state === undefined) return;
-          let step: AssemblyOutput | AssemblyBatch | undefined;
-          try {
-            step = assembleStep(state, event);
-          } catch (error) {
-            subscriber.error(error);
-            return;
-          }
-          if (step === undefined) return;
-          // One output per event but for the rare batch (content in message_start, a repair).
-          if (!Array.isArray(step)) subscriber.next(step as AssemblyOutput);
-          else for (const output of step as AssemblyBatch) subscriber.next(output);
-        },
+        next: each,
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
       });
     });
+}
+
+/** Applies one event and emits what it produced; an event that cannot form a message errors the output. */
+function assembleInto(state: AssemblyState, event: TransportOutput, subscriber: Subscriber<AssemblyOutput>): void {
+  let step: AssemblyOutput | AssemblyBatch | undefined;
+  try {
+    step = assembleStep(state, event);
+  } catch (error) {
+    subscriber.error(error);
+    return;
+  }
+  if (step === undefined) return;
+  // One output per event but for the rare batch (content in message_start, a repair).
+  if (!Array.isArray(step)) subscriber.next(step as AssemblyOutput);
+  else for (const output of step as AssemblyBatch) subscriber.next(output);
 }

@@ -1,7 +1,7 @@
 /** `decodeSSE()`: an SSE body in, validated stream events out (the RxJS shell over `createStreamEventDecoder`). */
-import { Observable, type OperatorFunction } from 'rxjs';
-import { subscribeLinked } from './internal/subscribeLinked.js';
-import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from '../src/transport/streamEventDecoder.js';
+import type { OperatorFunction } from 'rxjs';
+import { DecodedSSE } from './internal/decodedSSE.js';
+import type { StreamEventDecoderOptions } from '../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../src/transport/types.js';
 
 /** Options of {@link decodeSSE}: the parser's buffer cap and the cap on the whole body. */
@@ -26,7 +26,8 @@ export type DecodeSSEOptions = StreamEventDecoderOptions;
  *
  * Cold and linear: each subscription gets its own decoder; each byte is decoded once and each event
  * parsed once (the API's fixed delta layouts without a full `JSON.parse`, exactly as it would
- * decode them: see `protocol/deltaLayout.ts`). One subscriber hop per event.
+ * decode them: see `protocol/deltaLayout.ts`). One subscriber hop per event; an `assembleBlocks()`
+ * applied right after it decodes and assembles in one stage (same outputs, one hop fewer).
  *
  * ## Example
  * ```ts
@@ -47,36 +48,6 @@ export type DecodeSSEOptions = StreamEventDecoderOptions;
  * @returns An operator from body chunks to `TransportOutput`.
  */
 export function decodeSSE(options: DecodeSSEOptions = {}): OperatorFunction<Uint8Array | string, TransportOutput> {
-  return (source$) =>
-    new Observable<TransportOutput>((subscriber) => {
-      const decoder = createStreamEventDecoder(options); // per subscription: cold
-      /** Emits a batch in order; false once the output is over (an error, or unsubscribed). */
-      const emit = (batch: DecodeBatch): boolean => {
-        const { outputs, error } = batch;
-        for (let i = 0; i < outputs.length; i++) {
-          if (subscriber.closed) return false;
-          subscriber.next(outputs[i] as TransportOutput);
-        }
-        if (error !== undefined) subscriber.error(error);
-        return !subscriber.closed;
-      };
-      // Each batch is emitted in a plain loop: one hop per event, no inner Observable per chunk.
-      subscribeLinked(source$, subscriber, {
-        next(chunk) {
-          let batch: DecodeBatch;
-          try {
-            batch = decoder.push(chunk);
-          } catch (error) {
-            subscriber.error(error); // a chunk that is neither text nor bytes
-            return;
-          }
-          // A closed output has already unsubscribed us (we are part of its teardown).
-          emit(batch);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete() {
-          if (emit(decoder.end())) subscriber.complete();
-        },
-      });
-    });
+  // A `DecodedSSE` lets an `assembleBlocks()` right after it fuse with it (see decodedSSE.ts).
+  return (source$) => new DecodedSSE(source$, options);
 }

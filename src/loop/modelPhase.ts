@@ -88,9 +88,11 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
           allowDefer: ctx.options.interactive !== true,
         }),
       );
-    return callShaped(ctx, requestOf(ctx, tools, state, messages)).pipe(
-      assembleBlocks(),
-      interleaveTools<AssemblyOutput, ToolEvent>(tools.length === 0 ? () => EMPTY : scheduler),
+    const response$ = callShaped(ctx, requestOf(ctx, tools, state, messages)).pipe(assembleBlocks());
+    // Without tools there is nothing to interleave (an empty scheduler passes the response on
+    // as it is), so a response costs no stage for it.
+    const withTools$: Observable<FoldInput> = tools.length === 0 ? response$ : response$.pipe(interleaveTools<AssemblyOutput, ToolEvent>(scheduler));
+    return withTools$.pipe(
       foldEach<Attempt, FoldInput, LoopEvent>({
         seed: () => log.latest,
         // Most of a response: deltas the fold only wraps, handed on without a step.
