@@ -2,6 +2,7 @@
 import { bashPathsStayInside, type PathScope } from '../tools/builtin/bashPaths.js';
 import { isReadOnlyBashCommand } from '../tools/builtin/bashReadOnly.js';
 import { filePathsOf } from './matchRule.js';
+import { isProtectedSegment } from '../sandbox/protectedDirs.js';
 import { assertNever } from '../util/assertNever.js';
 
 /** How much the user trusts the agent: what is decided for a call no rule matches. */
@@ -20,12 +21,14 @@ const EDIT_TOOLS = new Set(['Write', 'Edit']);
  */
 export type CallKind = 'read' | 'edit' | 'edit_protected' | 'bash_read_only' | 'bash_read_outside' | 'bash' | 'other';
 
-/**
+/*
  * Folders whose files decide what runs: git's config and hooks (a `core.fsmonitor` or textconv
- * line turns the auto-allowed `git status`/`git diff` into arbitrary commands) and our own
- * settings and agents (hooks). acceptEdits does not cover them: editing them asks.
+ * line turns the auto-allowed `git status`/`git diff` into arbitrary commands), our own settings
+ * and agents (hooks), and Claude Code's `.claude/` (its `settings.local.json` is trusted to
+ * approve project MCP servers, which start outside the sandbox). acceptEdits does not cover
+ * them: editing them asks. The same names, in any letter case, as the sandbox keeps read-only
+ * (src/sandbox/protectedDirs.ts): on a case-insensitive file system `.GIT/config` is `.git/config`.
  */
-const PROTECTED_SEGMENTS = new Set(['.git', '.rxagent']);
 
 /**
  * With `scope`, a read-only command counts as `bash_read_only` only when every path it names
@@ -35,7 +38,7 @@ export function callKindOf(toolName: string, input: unknown, scope?: PathScope):
   if (READ_TOOLS.has(toolName)) return 'read';
   if (EDIT_TOOLS.has(toolName)) {
     const targets = scope === undefined ? undefined : filePathsOf(toolName, (input ?? {}) as Record<string, unknown>, scope);
-    const protectedPath = targets?.some((t) => t.split(/[\\/]/).some((segment) => PROTECTED_SEGMENTS.has(segment)));
+    const protectedPath = targets?.some((t) => t.split(/[\\/]/).some(isProtectedSegment));
     return protectedPath ? 'edit_protected' : 'edit';
   }
   if (toolName === 'Bash') {
@@ -73,7 +76,7 @@ export function modeVerdict(mode: PermissionMode, kind: CallKind): ModeVerdict {
     case 'dontAsk':
       if (kind === 'read' || kind === 'bash_read_only') return { behavior: 'allow', reason: 'reading is allowed' };
       if (kind === 'bash_read_outside') return { behavior: 'ask', reason: 'this command reads outside the workspace' };
-      if (kind === 'edit_protected') return { behavior: 'ask', reason: 'files in .git or .rxagent control what runs; editing them needs approval' };
+      if (kind === 'edit_protected') return { behavior: 'ask', reason: 'files in .git, .rxagent or .claude control what runs; editing them needs approval' };
       return { behavior: 'ask', reason: kind === 'edit' ? 'file edits need approval' : kind === 'bash' ? 'this command needs approval' : 'this tool needs approval' };
     default:
       return assertNever(mode, 'permission mode');

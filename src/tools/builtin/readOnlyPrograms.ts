@@ -26,7 +26,10 @@ export interface ProgramSpec {
   readonly operands: OperandKind;
   /** Legacy `-5` (head/tail): a dash and digits is a count. */
   readonly numericFlag?: boolean;
-  /** Options given as a pattern/expression (`-e`): then every operand is a path. */
+  /**
+   * Options after which no operand is the pattern, so every operand is a path: a pattern given
+   * as an option (`-e`, `-f`), or no pattern at all (`rg --files`, which lists the operands).
+   */
   readonly patternOptions?: readonly string[];
 }
 
@@ -63,7 +66,7 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramSpec>> = {
     longValued: ['--regexp', '--glob', '--iglob', '--type', '--type-not', '--after-context', '--before-context', '--context', '--max-count', '--max-depth', '--max-columns', '--threads', '--sort', '--sortr', '--color', '--colors', '--file', '--max-filesize', '--encoding'],
     longPathValued: ['--file'],
     operands: 'pattern-then-paths',
-    patternOptions: ['-e', '-f', '--regexp', '--file'],
+    patternOptions: ['-e', '-f', '--regexp', '--file', '--files'],
   },
   echo: { flags: 'neE', operands: 'text' },
   pwd: { flags: 'LP', operands: 'none' },
