@@ -135,10 +135,29 @@ function compileBashPattern(content: string): { exact: boolean; test: (command: 
     return { exact: false, test: (c) => c === prefix || c.startsWith(`${prefix} `) };
   }
   if (content.includes('*')) {
-    const re = new RegExp(`^${content.split('*').map(escapeRegExp).join('.*')}$`, 's');
-    return { exact: false, test: (c) => re.test(c) };
+    const parts = content.split('*');
+    return { exact: false, test: (c) => wildcardMatches(parts, c) };
   }
   return { exact: true, test: (c) => c === content };
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Whether `text` is the `*`-separated `parts` with anything (newlines too) in each gap. Not a
+ * RegExp: `^.*a.*a.*b$` backtracks in O(n³) and the model writes the command it is matched
+ * against (a 60 KB command under `Bash(*a*a*b)` froze the check). The first fit of each middle
+ * part is always a right choice when every gap takes anything, so this is a few `indexOf`s.
+ */
+export function wildcardMatches(parts: readonly string[], text: string): boolean {
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (parts.length === 1) return text === first;
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  const end = text.length - last.length;
+  for (const part of parts.slice(1, -1)) {
+    const found = text.indexOf(part, at);
+    if (found === -1 || found + part.length > end) return false;
+    at = found + part.length;
+  }
+  return true;
+}

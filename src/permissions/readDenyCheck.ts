@@ -11,7 +11,7 @@
 import { homedir } from 'node:os';
 import { resolve, sep } from 'node:path';
 import { realOrNearest } from '../tools/builtin/bashPaths.js';
-import { globToRegExp } from '../tools/builtin/globMatch.js';
+import { globToRegExp, type GlobPattern } from '../tools/builtin/globMatch.js';
 import { absoluteRulePattern, ruleCoversTool } from './matchRule.js';
 import { parseRule, type PermissionRule } from './rules.js';
 
@@ -30,7 +30,7 @@ export function createReadDenyCheck(options: ReadDenyCheckOptions): ReadDenyChec
   const home = options.homeDir ?? homedir();
   const bases = [...new Set([options.cwd, realOrNearest(resolve(options.cwd))])];
   let cachedKey: string | undefined;
-  let compiled: Array<{ rule: PermissionRule; patterns: RegExp[] }> = [];
+  let compiled: Array<{ rule: PermissionRule; patterns: GlobPattern[] }> = [];
 
   const current = () => {
     const rules = options.rules().map((r) => (typeof r === 'string' ? parseRule(r) : r));

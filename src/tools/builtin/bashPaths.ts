@@ -83,16 +83,33 @@ export function bashPathsStayInside(command: string, scope: PathScope, touched?:
   // Every directory the command may be in by now; `cd` adds its target without removing the old one.
   const cwds = new Set([realOrNearest(resolve(scope.cwd))]);
 
+  // A hostile command repeats words (`cat a* a* a* …`) or globs in one directory: each distinct
+  // word is checked once, each directory listed once, so the check stays linear in its size.
+  const checked = new Map<string, string | undefined>();
+  const leadsOut = new Map<string, boolean>();
+  const touchedSeen = new Set<string>();
+  const touch = (path: string) => {
+    if (touched && !touchedSeen.has(path)) {
+      touchedSeen.add(path);
+      touched.push(path);
+    }
+  };
   const check = (word: ShellWord): string | undefined => {
     const raw = word.value ?? '';
     if (raw === '' || raw === '-') return undefined;
     for (const cwd of cwds) {
-      const problem = checkOne(raw, word.glob, cwd, home, inRoots);
-      if (problem) return problem;
-      if (touched) {
-        const expanded = expandTilde(raw, home);
-        touched.push(resolve(cwd, expanded), kernelResolve(cwd, expanded));
+      const key = `${word.glob ? 'g' : 'p'}\0${cwd}\0${raw}`;
+      if (!checked.has(key)) {
+        const problem = checkOne(raw, word.glob, cwd, home, inRoots, leadsOut);
+        checked.set(key, problem);
+        if (problem === undefined && touched) {
+          const expanded = expandTilde(raw, home);
+          touch(resolve(cwd, expanded));
+          touch(kernelResolve(cwd, expanded));
+        }
       }
+      const problem = checked.get(key);
+      if (problem) return problem;
     }
     return undefined;
   };
@@ -122,7 +139,7 @@ export function bashPathsStayInside(command: string, scope: PathScope, touched?:
       const problem = check(word);
       if (problem) return { inside: false, reason: problem };
     }
-    if (touched && readsWorkingTree(program, args, operandCount)) touched.push(...cwds);
+    if (readsWorkingTree(program, args, operandCount)) cwds.forEach(touch);
   }
   return { inside: true };
 }
@@ -134,7 +151,7 @@ function expandTilde(p: string, home: string): string {
 }
 
 /** A reason when `raw` (as bash would see it from `cwd`) may reach outside the roots. */
-function checkOne(raw: string, isGlob: boolean, cwd: string, home: string, inRoots: (p: string) => boolean): string | undefined {
+function checkOne(raw: string, isGlob: boolean, cwd: string, home: string, inRoots: (p: string) => boolean, leadsOut: Map<string, boolean>): string | undefined {
   if (raw.includes('\0')) return `${JSON.stringify(raw)} contains a NUL byte`;
   if (raw.startsWith('~') && raw !== '~' && !raw.startsWith('~/')) return `${raw} names another user's home directory`;
   const expanded = expandTilde(raw, home);
@@ -150,7 +167,8 @@ function checkOne(raw: string, isGlob: boolean, cwd: string, home: string, inRoo
   if (glob.startsWith('.')) return `${raw} could match ..`;
   const dir = kernelResolve(cwd, segments.slice(0, globAt).join('/') || (isAbsolute(expanded) ? '/' : '.'));
   if (!inRoots(dir)) return `${raw} is outside the workspace`;
-  return symlinkLeadingOut(dir, inRoots) ? `${raw} may expand to a symlink that leads out of the workspace` : undefined;
+  if (!leadsOut.has(dir)) leadsOut.set(dir, symlinkLeadingOut(dir, inRoots));
+  return leadsOut.get(dir) === true ? `${raw} may expand to a symlink that leads out of the workspace` : undefined;
 }
 
 /**

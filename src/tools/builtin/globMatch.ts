@@ -1,5 +1,5 @@
 /**
- * A small glob → RegExp compiler (Node 20 has no `fs.glob`). Paths use `/` separators.
+ * A small glob compiler (Node 20 has no `fs.glob`). Paths use `/` separators.
  *
  * - `*` any run of characters except `/`; `?` one character except `/`
  * - `**` as a whole segment: zero or more directories (`a/**` also matches `a` itself)
@@ -7,10 +7,21 @@
  * - `[abc]`, `[a-z]`, `[!x]` / `[^x]` one character from a class (never `/`)
  * - `\x` the character x literally
  * Dotfiles are matched like any other name (models expect `**` to see `.github/...`).
+ *
+ * Compiled for RE2 (`re2js`), whose matching time is linear in the path: the model writes Glob's
+ * and Grep's patterns, and `*a*a*a*a*a*a*[b]` on a long file name backtracks for hours in a
+ * JavaScript RegExp (its lookahead keeps V8's linear fallback out), freezing the whole process.
  */
+import { RE2JS } from 're2js';
 
-export function globToRegExp(pattern: string, options: { ignoreCase?: boolean } = {}): RegExp {
-  return new RegExp(`^${compile(pattern)}$`, options.ignoreCase ? 'i' : '');
+/** A compiled glob: `test(path)` is true when the whole path matches. */
+export interface GlobPattern {
+  test(path: string): boolean;
+}
+
+export function globToRegExp(pattern: string, options: { ignoreCase?: boolean } = {}): GlobPattern {
+  const re = RE2JS.compile(`^${compile(pattern)}$`, (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.DOTALL);
+  return { test: (path) => re.matches(path) };
 }
 
 /** Compiled patterns are reused across the thousands of paths of a walk. */
@@ -24,7 +35,9 @@ export function hasGlobSyntax(pattern: string): boolean {
   return /[*?[{\\]/.test(pattern);
 }
 
-const escapeChar = (c: string): string => (/[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c);
+/** Every character as a code point escape: always literal, in RE2 and inside a class alike. */
+const literal = (c: string): string => `\\x{${c.codePointAt(0)!.toString(16)}}`;
+const SLASH = 0x2f;
 
 function compile(pattern: string): string {
   let out = '';
@@ -32,8 +45,9 @@ function compile(pattern: string): string {
   while (i < pattern.length) {
     const c = pattern[i]!;
     if (c === '\\' && i + 1 < pattern.length) {
-      out += escapeChar(pattern[i + 1]!);
-      i += 2;
+      const next = String.fromCodePoint(pattern.codePointAt(i + 1)!);
+      out += literal(next);
+      i += 1 + next.length;
     } else if (c === '*') {
       if (pattern[i + 1] === '*') {
         const atSegmentStart = i === 0 || pattern[i - 1] === '/';
@@ -44,7 +58,8 @@ function compile(pattern: string): string {
           continue;
         }
         if (atSegmentStart && end === pattern.length) {
-          if (out.endsWith('\\/')) out = `${out.slice(0, -2)}(?:/.*)?`; // `a/**` matches `a` and below
+          const slash = literal('/');
+          if (out.endsWith(slash)) out = `${out.slice(0, -slash.length)}(?:/.*)?`; // `a/**` matches `a` and below
           else out += '.*';
           i = end;
           continue;
@@ -61,20 +76,19 @@ function compile(pattern: string): string {
     } else if (c === '[') {
       const close = findClassEnd(pattern, i);
       if (close === -1) {
-        out += '\\[';
+        out += literal('[');
         i++;
         continue;
       }
       let body = pattern.slice(i + 1, close);
       const negated = body.startsWith('!') || body.startsWith('^');
       if (negated) body = body.slice(1);
-      body = body.replace(/\\/g, '\\\\').replace(/]/g, '\\]');
-      out += negated ? `(?!/)[^${body}]` : `(?!/)[${body}]`;
+      out += characterClass(body, negated);
       i = close + 1;
     } else if (c === '{') {
       const close = findBraceEnd(pattern, i);
       if (close === -1) {
-        out += '\\{';
+        out += literal('{');
         i++;
         continue;
       }
@@ -82,11 +96,37 @@ function compile(pattern: string): string {
       out += `(?:${alternatives.map(compile).join('|')})`;
       i = close + 1;
     } else {
-      out += escapeChar(c);
-      i++;
+      const char = String.fromCodePoint(pattern.codePointAt(i)!);
+      out += literal(char);
+      i += char.length;
     }
   }
   return out;
+}
+
+/**
+ * A glob class as an RE2 class that never matches `/`. RE2 has no lookahead to say "and not
+ * `/`", so the class is rebuilt from its ranges: a range over `/` is split around it.
+ */
+function characterClass(body: string, negated: boolean): string {
+  const chars = [...body];
+  const ranges: Array<[number, number]> = [];
+  for (let j = 0; j < chars.length; j++) {
+    if (chars[j] === '\\' && j + 1 < chars.length) j++;
+    const lo = chars[j]!.codePointAt(0)!;
+    let hi = lo;
+    if (chars[j + 1] === '-' && j + 2 < chars.length) {
+      j += 2;
+      if (chars[j] === '\\' && j + 1 < chars.length) j++;
+      hi = chars[j]!.codePointAt(0)!;
+    }
+    if (hi < lo) continue; // an empty range, as in a RegExp it would be an error: matches nothing
+    if (lo < SLASH) ranges.push([lo, Math.min(hi, SLASH - 1)]);
+    if (hi > SLASH) ranges.push([Math.max(lo, SLASH + 1), hi]);
+  }
+  const items = ranges.map(([lo, hi]) => (lo === hi ? literal(String.fromCodePoint(lo)) : `${literal(String.fromCodePoint(lo))}-${literal(String.fromCodePoint(hi))}`)).join('');
+  if (negated) return `[^/${items}]`;
+  return items === '' ? '[^\\x{0}-\\x{10ffff}]' : `[${items}]`;
 }
 
 function findClassEnd(pattern: string, open: number): number {

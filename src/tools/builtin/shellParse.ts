@@ -55,6 +55,14 @@ export type ShellParse = { readonly ok: true; readonly script: ShellScript } | {
  */
 export const MAX_PARSED_COMMAND_CHARS = 10_000;
 
+/**
+ * Most syntax nodes a command may have to be classified. Reading the tree is the slow part
+ * (each node crosses from the compiled Go into JavaScript: tens of µs), and a command of many
+ * tiny words (`cat a* a* a* …`) has a node every two characters; the cap keeps one check to a
+ * bounded, short hold of the event loop. About 1,000 words; ordinary commands have dozens.
+ */
+export const MAX_SYNTAX_NODES = 2_500;
+
 /* The parts of mvdan/sh's syntax tree we read (see pkg.go.dev/mvdan.cc/sh/v3/syntax). */
 interface ShNode {
   readonly [field: string]: unknown;
@@ -122,8 +130,31 @@ const CONSTRUCT_NAMES: Readonly<Record<string, string>> = {
   Assign: 'variable assignment',
 };
 
+/**
+ * The last parses, by command text. One permission decision asks about the same command many
+ * times (each Bash deny/ask rule, the read-only check, the path check, the Read-rule check, the
+ * sandbox's excluded commands, concurrency safety), and mvdan-sh is slow and allocates a lot
+ * (about 50 µs and several objects a character for words full of globs): parsed once, the
+ * decision stays linear in the command's size. Results are plain read-only data, safe to share.
+ */
+const recentParses = new Map<string, ShellParse>();
+const RECENT_PARSES_KEPT = 16;
+
 /** Parses a bash command line. Never throws: a parse failure or an over-long command is a reason. */
 export function parseShell(command: string): ShellParse {
+  const known = recentParses.get(command);
+  if (known !== undefined) {
+    recentParses.delete(command); // most recently used last
+    recentParses.set(command, known);
+    return known;
+  }
+  const parsed = parseUncached(command);
+  recentParses.set(command, parsed);
+  if (recentParses.size > RECENT_PARSES_KEPT) recentParses.delete(recentParses.keys().next().value as string);
+  return parsed;
+}
+
+function parseUncached(command: string): ShellParse {
   if (command.length > MAX_PARSED_COMMAND_CHARS) {
     return { ok: false, reason: `the command is longer than ${MAX_PARSED_COMMAND_CHARS} characters, too long to check` };
   }
@@ -151,9 +182,13 @@ export function parseShell(command: string): ShellParse {
   // objects on every access, so they cannot be matched by identity.)
   let pendingRedirects: ShellRedirect[] = [];
   let continuedComment = false;
+  let nodes = 0;
   try {
     sh.Walk(file, (node) => {
       if (node === null) return true;
+      // Past the cap nothing more is read: skipping every node's children ends the walk soon
+      // (a throw would do it sooner, but crossing back through the compiled Go costs more).
+      if (++nodes > MAX_SYNTAX_NODES) return false;
       const type = sh.NodeType(node);
       if (type === 'CallExpr') {
         const args = node['Args'] as ShNode[];
@@ -194,6 +229,7 @@ export function parseShell(command: string): ShellParse {
   } catch (error) {
     return { ok: false, reason: `the command is too deeply nested to check (${describeParseError(error)})` };
   }
+  if (nodes > MAX_SYNTAX_NODES) return { ok: false, reason: `the command has more than ${MAX_SYNTAX_NODES} syntax parts, too many to check` };
   if (continuedComment) return { ok: false, reason: 'a comment ends in a backslash (bash ends it at the newline, the parser does not)' };
   return { ok: true, script: { commands, constructs: [...constructs] } };
 }
