@@ -20,11 +20,12 @@ import { loopStreamBench } from './loopStream.bench.js';
 import { httpLoopBench } from './httpLoop.bench.js';
 import type { BenchModule, Figures } from './figures.js';
 import { updateReadmeTable } from './readmeTable.js';
+import { securityBench } from './security.bench.js';
 import { sessionBench } from './session.bench.js';
 import { soakBench } from './soak.bench.js';
 import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loopStreamBench, httpLoopBench, loadBench, soakBench, costBench, cliBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loopStreamBench, httpLoopBench, loadBench, soakBench, costBench, cliBench, securityBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

@@ -186,9 +186,9 @@ function parseUncached(command: string): ShellParse {
   try {
     sh.Walk(file, (node) => {
       if (node === null) return true;
-      // Past the cap nothing more is read: skipping every node's children ends the walk soon
-      // (a throw would do it sooner, but crossing back through the compiled Go costs more).
-      if (++nodes > MAX_SYNTAX_NODES) return false;
+      // Past the cap the walk is abandoned (the compiled Go hands a thrown error back wrapped,
+      // so the count, not the error, says why it ended).
+      if (++nodes > MAX_SYNTAX_NODES) throw new Error('too many syntax nodes');
       const type = sh.NodeType(node);
       if (type === 'CallExpr') {
         const args = node['Args'] as ShNode[];
@@ -227,9 +227,9 @@ function parseUncached(command: string): ShellParse {
       return true;
     });
   } catch (error) {
+    if (nodes > MAX_SYNTAX_NODES) return { ok: false, reason: `the command has more than ${MAX_SYNTAX_NODES} syntax parts, too many to check` };
     return { ok: false, reason: `the command is too deeply nested to check (${describeParseError(error)})` };
   }
-  if (nodes > MAX_SYNTAX_NODES) return { ok: false, reason: `the command has more than ${MAX_SYNTAX_NODES} syntax parts, too many to check` };
   if (continuedComment) return { ok: false, reason: 'a comment ends in a backslash (bash ends it at the newline, the parser does not)' };
   return { ok: true, script: { commands, constructs: [...constructs] } };
 }
