@@ -71,7 +71,9 @@ export const grepBench: BenchModule = {
       const ctx: ToolCallContext = { signal: new AbortController().signal, toolUseId: 'bench', shared: {}, progress: () => {} };
       const ours = (pattern: string) => async () => {
         const returned = tool.call({ pattern, output_mode: 'content', '-n': true }, ctx);
-        const out = isObservable(returned) ? await lastValueFrom(returned) : await returned;
+        const answer = isObservable(returned) ? await lastValueFrom(returned) : await returned;
+        // Grep answers with an outcome (its text plus the structured result) since tool_use_result.
+        const out = typeof answer === 'object' && answer !== null && 'output' in answer ? answer.output : answer;
         if (typeof out !== 'string' || !out.includes(NEEDLE)) throw new Error('our Grep found nothing');
         // The comparison is only fair while our output is complete (grep prints every match).
         if (out.includes('[Output cut')) throw new Error('the bench tree has too many matches for an uncut Grep output');
