@@ -6,7 +6,7 @@
 import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import { decodeChunks, DecodedSSE } from './internal/decodedSSE.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
-import { assembleStep, createAssemblyState } from '../src/assembly/reducer.js';
+import { assembleStep, createAssemblyState, resetAssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyBatch, AssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyOutput } from '../src/assembly/types.js';
 import type { TransportOutput } from '../src/transport/types.js';
@@ -71,22 +71,24 @@ export function assembleBlocks(): OperatorFunction<TransportOutput, AssemblyOutp
   return (source$) =>
     new Observable<AssemblyOutput>((subscriber) => {
       // Per subscription: a second subscription assembles its own response (cold).
-      let state: AssemblyState | undefined = createAssemblyState();
+      const state = createAssemblyState();
       // Release memory on any termination: a partial message may hold megabytes of chunks.
-      subscriber.add(() => (state = undefined));
-      const each = (event: TransportOutput): void => {
-        if (state !== undefined) assembleInto(state, event, subscriber);
-      };
+      subscriber.add(() => resetAssemblyState(state));
       // Right after `decodeSSE()`: decode and assemble in one stage, one hop per output.
-      if (source$ instanceof DecodedSSE) return decodeChunks(source$.chunks$, source$.options, subscriber, each);
+      if (source$ instanceof DecodedSSE) return decodeChunks(source$.chunks$, source$.options, subscriber, assembleBatchInto, state);
       // Linked before the source runs: an unsubscribe in the middle of a synchronous source
       // (take(3) downstream) stops that source at once.
       subscribeLinked(source$, subscriber, {
-        next: each,
+        next: (event) => assembleInto(state, event, subscriber),
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
       });
     });
+}
+
+/** The fused stage's delivery: each decoded event assembled, until the output is closed. */
+function assembleBatchInto(state: AssemblyState, events: readonly TransportOutput[], subscriber: Subscriber<AssemblyOutput>): void {
+  for (let i = 0; i < events.length && !subscriber.closed; i++) assembleInto(state, events[i] as TransportOutput, subscriber);
 }
 
 /** Applies one event and emits what it produced; an event that cannot form a message errors the output. */

@@ -12,7 +12,7 @@
  */
 import { Observable, type Subscriber } from 'rxjs';
 import { subscribeLinked } from './subscribeLinked.js';
-import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoderOptions } from '../../src/transport/streamEventDecoder.js';
+import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoder, type StreamEventDecoderOptions } from '../../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 
 export class DecodedSSE extends Observable<TransportOutput> {
@@ -20,49 +20,62 @@ export class DecodedSSE extends Observable<TransportOutput> {
     readonly chunks$: Observable<Uint8Array | string>,
     readonly options: StreamEventDecoderOptions,
   ) {
-    super((subscriber) => decodeChunks(chunks$, options, subscriber, (output) => subscriber.next(output)));
+    super((subscriber) => decodeChunks(chunks$, options, subscriber, passOn, undefined));
   }
 }
 
 /**
- * Decodes `chunks$` for `subscriber`: each output goes to `each` in order, in the frame of the
- * chunk that completed it; a decoder fault errors `subscriber` after the outputs before it.
- * `each` may close `subscriber` (an error of its own, or an unsubscribe downstream): the rest of
- * that chunk's outputs are then dropped and the source is stopped.
+ * Hands a decoded batch to `subscriber`, in order. Stops early once `subscriber` is closed (an
+ * error of its own, or an unsubscribe downstream): the rest of that batch is then dropped.
  */
-export function decodeChunks<T>(
+export type DeliverBatch<C, T> = (context: C, outputs: readonly TransportOutput[], subscriber: Subscriber<T>) => void;
+
+/** The plain decoder's delivery: each output as it is. */
+function passOn(_context: undefined, outputs: readonly TransportOutput[], subscriber: Subscriber<TransportOutput>): void {
+  for (let i = 0; i < outputs.length && !subscriber.closed; i++) subscriber.next(outputs[i] as TransportOutput);
+}
+
+/**
+ * Decodes `chunks$` for `subscriber`: each chunk's outputs go to `deliver` (with `context`) in
+ * the frame of the chunk that completed them; a decoder fault errors `subscriber` after the
+ * outputs before it, and the source is stopped once `subscriber` is closed.
+ *
+ * `deliver` is meant to be a module-level function and the per-subscription closures here stay
+ * one line each: V8 drops the optimized code of functions none of whose instances survive a
+ * full GC, so the work per event lives in functions that outlive every stream.
+ */
+export function decodeChunks<C, T>(
   chunks$: Observable<Uint8Array | string>,
   options: StreamEventDecoderOptions,
   subscriber: Subscriber<T>,
-  each: (output: TransportOutput) => void,
+  deliver: DeliverBatch<C, T>,
+  context: C,
 ): void {
   const decoder = createStreamEventDecoder(options); // per subscription: cold
-  /** Hands a batch on in order; false once the output is over (an error, or unsubscribed). */
-  const emit = (batch: DecodeBatch): boolean => {
-    const { outputs, error } = batch;
-    for (let i = 0; i < outputs.length; i++) {
-      if (subscriber.closed) return false;
-      each(outputs[i] as TransportOutput);
-    }
-    if (error !== undefined) subscriber.error(error);
-    return !subscriber.closed;
-  };
-  // Each batch is handed on in a plain loop: no inner Observable per chunk.
   subscribeLinked(chunks$, subscriber, {
-    next(chunk) {
-      let batch: DecodeBatch;
-      try {
-        batch = decoder.push(chunk);
-      } catch (error) {
-        subscriber.error(error); // a chunk that is neither text nor bytes
-        return;
-      }
-      // A closed output has already unsubscribed us (we are part of its teardown).
-      emit(batch);
-    },
+    next: (chunk) => onChunk(decoder, chunk, subscriber, deliver, context),
     error: (error: unknown) => subscriber.error(error),
-    complete() {
-      if (emit(decoder.end())) subscriber.complete();
+    complete: () => {
+      if (emit(decoder.end(), subscriber, deliver, context)) subscriber.complete();
     },
   });
+}
+
+function onChunk<C, T>(decoder: StreamEventDecoder, chunk: Uint8Array | string, subscriber: Subscriber<T>, deliver: DeliverBatch<C, T>, context: C): void {
+  let batch: DecodeBatch;
+  try {
+    batch = decoder.push(chunk);
+  } catch (error) {
+    subscriber.error(error); // a chunk that is neither text nor bytes
+    return;
+  }
+  // A closed output has already unsubscribed us (we are part of its teardown).
+  emit(batch, subscriber, deliver, context);
+}
+
+/** Delivers a batch, then its error; false once the output is over (an error, or unsubscribed). */
+function emit<C, T>(batch: DecodeBatch, subscriber: Subscriber<T>, deliver: DeliverBatch<C, T>, context: C): boolean {
+  if (batch.outputs.length > 0 && !subscriber.closed) deliver(context, batch.outputs, subscriber);
+  if (batch.error !== undefined && !subscriber.closed) subscriber.error(batch.error);
+  return !subscriber.closed;
 }

@@ -18,7 +18,7 @@
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
  */
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../util/jsonDepth.js';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { z } from 'zod';
 import { StreamProtocolError, type RxAgentError } from '../errors.js';
 import {
@@ -34,7 +34,7 @@ import {
 } from '../protocol/events.js';
 import { matchDeltaLayout } from '../protocol/deltaLayout.js';
 import { apiErrorFromStreamEvent, quoteStart } from './apiErrorFromResponse.js';
-import { createToolUseIdRegistry } from './uniqueToolUseIds.js';
+import { createToolUseIdRegistry, type ToolUseIdRegistry } from './uniqueToolUseIds.js';
 import type { DebugEvent, TransportOutput } from './types.js';
 import { assertNever } from '../util/assertNever.js';
 
@@ -105,221 +105,245 @@ type Phase = 'before_start' | 'in_message' | 'stopped';
 /** How much of a bad event is quoted in an error. */
 const QUOTE_CHARS = 120;
 
-export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}): StreamEventDecoder {
-  const utf8 = new TextDecoder('utf-8'); // not fatal: invalid bytes become U+FFFD
-  let outputs: TransportOutput[] = [];
-  let error: RxAgentError | undefined;
-  let phase: Phase = 'before_start';
-  const maxResponseChars = options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
-  const fastDeltas = options.fastDeltas ?? true;
+/**
+ * One decoder's state. The functions below are module-level and take it explicitly, rather than
+ * closures made per stream: V8 keeps a function's optimized code only while some instance of
+ * it lives, so code in per-stream closures is thrown away at every full GC that falls between
+ * two responses and recompiled (on a background thread, but on this process's CPU) for the next
+ * one; module-level functions keep theirs. The state is one object literal, whose hidden class
+ * lives as long as this module.
+ */
+interface DecoderState {
+  readonly utf8: InstanceType<typeof TextDecoder>;
+  parser: EventSourceParser | undefined;
+  outputs: TransportOutput[];
+  error: RxAgentError | undefined;
+  phase: Phase;
+  readonly maxResponseChars: number;
+  readonly fastDeltas: boolean;
   /** Characters fed so far: one addition per chunk, not per event. */
-  let responseChars = 0;
+  responseChars: number;
   /** Every later stage keys on tool_use ids: a repeat within one message is renamed here. */
-  const toolUseIds = createToolUseIdRegistry(options.takenToolUseIds);
+  readonly toolUseIds: ToolUseIdRegistry;
+  /** Whether the text fed so far ends in CR, which the parser holds back in case LF follows. */
+  endsWithCR: boolean;
+}
 
-  const parser = createParser({
+export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}): StreamEventDecoder {
+  const state: DecoderState = {
+    utf8: new TextDecoder('utf-8'), // not fatal: invalid bytes become U+FFFD
+    parser: undefined,
+    outputs: [],
+    error: undefined,
+    phase: 'before_start',
+    maxResponseChars: options.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS,
+    fastDeltas: options.fastDeltas ?? true,
+    responseChars: 0,
+    toolUseIds: createToolUseIdRegistry(options.takenToolUseIds),
+    endsWithCR: false,
+  };
+  state.parser = createParser({
     maxBufferSize: options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE,
-    onEvent,
+    onEvent: (message) => onEvent(state, message),
     onError(parseError) {
       // Unknown fields and bad `retry:` values are ignorable by the SSE spec; overflow is not.
       if (parseError.type === 'max-buffer-size-exceeded') {
-        fail(new StreamProtocolError('buffer_overflow', `stream event exceeds the buffer cap: ${parseError.message}`, false));
+        fail(state, new StreamProtocolError('buffer_overflow', `stream event exceeds the buffer cap: ${parseError.message}`, false));
       }
     },
   });
+  return { push: (chunk) => push(state, chunk), end: () => end(state) };
+}
 
-  function fail(e: RxAgentError): void {
-    if (error === undefined) error = e;
+function fail(s: DecoderState, e: RxAgentError): void {
+  if (s.error === undefined) s.error = e;
+}
+
+function debug(s: DecoderState, message: string, data?: unknown): void {
+  const event: DebugEvent = data === undefined ? { type: 'debug', message } : { type: 'debug', message, data };
+  s.outputs.push(event);
+}
+
+function invalid(s: DecoderState, type: string, detail: string, data: string): void {
+  fail(s, new StreamProtocolError('invalid_event', `invalid ${type} event (${detail}): ${quoteStart(data, QUOTE_CHARS)}`, false));
+}
+
+function outOfOrder(s: DecoderState, type: string): void {
+  const where = s.phase === 'before_start' ? 'before message_start' : 'after message_stop';
+  fail(s, new StreamProtocolError('out_of_order', `stream event ${type} arrived ${where}`, false));
+}
+
+function onEvent(s: DecoderState, message: EventSourceMessage): void {
+  if (s.error !== undefined) return;
+  const name = message.event;
+  // The common name is compared first so the hot path skips the set lookup.
+  if (name !== undefined && name !== 'content_block_delta' && !KNOWN_STREAM_EVENT_TYPES.has(name)) {
+    debug(s, `ignored unknown stream event type "${name}"`, { event: name, data: quoteStart(message.data, QUOTE_CHARS) });
+    return;
   }
-
-  function debug(message: string, data?: unknown): void {
-    const event: DebugEvent = data === undefined ? { type: 'debug', message } : { type: 'debug', message, data };
-    outputs.push(event);
+  // The API's own delta layouts are read without a full parse (exactly what it would give).
+  const layout = s.fastDeltas ? matchDeltaLayout(message.data) : undefined;
+  if (layout !== undefined) {
+    if (s.phase !== 'in_message') return outOfOrder(s, 'content_block_delta');
+    s.outputs.push(layout);
+    return;
   }
-
-  function invalid(type: string, detail: string, data: string): void {
-    fail(new StreamProtocolError('invalid_event', `invalid ${type} event (${detail}): ${quoteStart(data, QUOTE_CHARS)}`, false));
+  // Deltas are read field by field; any other event is kept whole, so its depth must be sane.
+  if (name !== 'content_block_delta' && jsonNestsDeeperThan(message.data)) {
+    return invalid(s, name ?? '(unnamed)', `nests deeper than ${MAX_JSON_DEPTH} levels`, message.data);
   }
-
-  function outOfOrder(type: string): void {
-    const where = phase === 'before_start' ? 'before message_start' : 'after message_stop';
-    fail(new StreamProtocolError('out_of_order', `stream event ${type} arrived ${where}`, false));
+  let value: unknown;
+  try {
+    value = JSON.parse(message.data);
+  } catch {
+    fail(
+      s,
+      new StreamProtocolError(
+        'invalid_json',
+        `stream event ${name ?? '(unnamed)'} is not JSON: ${quoteStart(message.data, QUOTE_CHARS) || '(empty)'}`,
+        false,
+      ),
+    );
+    return;
   }
+  if (typeof value !== 'object' || value === null) return invalid(s, name ?? '(unnamed)', 'not an object', message.data);
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return invalid(s, name ?? '(unnamed)', 'no string "type"', message.data);
+  if (type === 'content_block_delta') onDelta(s, value as DeltaShape, message.data);
+  else onRareEvent(s, type, value, message.data);
+}
 
-  function onEvent(message: EventSourceMessage): void {
-    if (error !== undefined) return;
-    const name = message.event;
-    // The common name is compared first so the hot path skips the set lookup.
-    if (name !== undefined && name !== 'content_block_delta' && !KNOWN_STREAM_EVENT_TYPES.has(name)) {
-      debug(`ignored unknown stream event type "${name}"`, { event: name, data: quoteStart(message.data, QUOTE_CHARS) });
-      return;
-    }
-    // The API's own delta layouts are read without a full parse (exactly what it would give).
-    const layout = fastDeltas ? matchDeltaLayout(message.data) : undefined;
-    if (layout !== undefined) {
-      if (phase !== 'in_message') return outOfOrder('content_block_delta');
-      outputs.push(layout);
-      return;
-    }
-    // Deltas are read field by field; any other event is kept whole, so its depth must be sane.
-    if (name !== 'content_block_delta' && jsonNestsDeeperThan(message.data)) {
-      return invalid(name ?? '(unnamed)', `nests deeper than ${MAX_JSON_DEPTH} levels`, message.data);
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(message.data);
-    } catch {
-      fail(
-        new StreamProtocolError(
-          'invalid_json',
-          `stream event ${name ?? '(unnamed)'} is not JSON: ${quoteStart(message.data, QUOTE_CHARS) || '(empty)'}`,
-          false,
-        ),
-      );
-      return;
-    }
-    if (typeof value !== 'object' || value === null) return invalid(name ?? '(unnamed)', 'not an object', message.data);
-    const type = (value as { type?: unknown }).type;
-    if (typeof type !== 'string') return invalid(name ?? '(unnamed)', 'no string "type"', message.data);
-    if (type === 'content_block_delta') onDelta(value as DeltaShape, message.data);
-    else onRareEvent(type, value, message.data);
+/** The hot path: a shape check by hand, no zod, no copy. */
+function onDelta(s: DecoderState, value: DeltaShape, raw: string): void {
+  const index = value.index;
+  const delta = value.delta;
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+    return invalid(s, 'content_block_delta', '"index" is not a non-negative integer', raw);
   }
-
-  /** The hot path: a shape check by hand, no zod, no copy. */
-  function onDelta(value: DeltaShape, raw: string): void {
-    const index = value.index;
-    const delta = value.delta;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
-      return invalid('content_block_delta', '"index" is not a non-negative integer', raw);
-    }
-    if (typeof delta !== 'object' || delta === null) return invalid('content_block_delta', '"delta" is not an object', raw);
-    if (phase !== 'in_message') return outOfOrder('content_block_delta');
-    // Direct property reads per case: a computed `delta[field]` would be a slower keyed load.
-    let ok: boolean;
-    switch (delta.type) {
-      case 'text_delta':
-        ok = typeof delta.text === 'string';
-        break;
-      case 'input_json_delta':
-        ok = typeof delta.partial_json === 'string';
-        break;
-      case 'thinking_delta':
-        ok = typeof delta.thinking === 'string';
-        break;
-      case 'signature_delta':
-        ok = typeof delta.signature === 'string';
-        break;
-      case 'citations_delta':
-        // The citation's own shape is not ours to check (the schema says unknown).
-        ok = 'citation' in delta;
-        break;
-      default:
-        // A delta type newer than this version: assembly applies it generically.
-        if (typeof delta.type !== 'string') return invalid('content_block_delta', '"delta.type" is not a string', raw);
-        ok = true;
-    }
-    if (!ok) return invalid('content_block_delta', `${delta.type as string} without its ${DELTA_FIELDS[delta.type as string]} field`, raw);
-    outputs.push(value as unknown as StreamEvent);
+  if (typeof delta !== 'object' || delta === null) return invalid(s, 'content_block_delta', '"delta" is not an object', raw);
+  if (s.phase !== 'in_message') return outOfOrder(s, 'content_block_delta');
+  // Direct property reads per case: a computed `delta[field]` would be a slower keyed load.
+  let ok: boolean;
+  switch (delta.type) {
+    case 'text_delta':
+      ok = typeof delta.text === 'string';
+      break;
+    case 'input_json_delta':
+      ok = typeof delta.partial_json === 'string';
+      break;
+    case 'thinking_delta':
+      ok = typeof delta.thinking === 'string';
+      break;
+    case 'signature_delta':
+      ok = typeof delta.signature === 'string';
+      break;
+    case 'citations_delta':
+      // The citation's own shape is not ours to check (the schema says unknown).
+      ok = 'citation' in delta;
+      break;
+    default:
+      // A delta type newer than this version: assembly applies it generically.
+      if (typeof delta.type !== 'string') return invalid(s, 'content_block_delta', '"delta.type" is not a string', raw);
+      ok = true;
   }
+  if (!ok) return invalid(s, 'content_block_delta', `${delta.type as string} without its ${DELTA_FIELDS[delta.type as string]} field`, raw);
+  s.outputs.push(value as unknown as StreamEvent);
+}
 
-  function onRareEvent(type: string, value: object, raw: string): void {
-    const schema = RARE_EVENT_SCHEMAS[type];
-    if (schema === undefined) {
-      debug(`ignored unknown stream event type "${type}"`, value);
-      return;
-    }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const detail = parsed.error.issues
-        .slice(0, 3)
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-        .join('; ');
-      return invalid(type, detail, raw);
-    }
-    const event = parsed.data;
-    if (event.type === 'error') {
-      // The server's own word beats our order bookkeeping, wherever it arrives.
-      fail(apiErrorFromStreamEvent(event.error));
-      return;
-    }
-    switch (phase) {
-      case 'before_start':
-        if (event.type === 'message_start') phase = 'in_message';
-        else if (event.type !== 'ping') return outOfOrder(type);
-        break;
-      case 'in_message':
-        if (event.type === 'message_stop') phase = 'stopped';
-        break;
-      case 'stopped':
-        return outOfOrder(type);
-      default:
-        assertNever(phase, 'decoder phase');
-    }
-    // The note follows its event: the renamed block is what it talks about.
-    if (event.type === 'message_start') {
-      const unique = toolUseIds.onMessageStart(event);
-      outputs.push(unique.event, ...unique.notes);
-    } else if (event.type === 'content_block_start') {
-      const unique = toolUseIds.onBlockStart(event);
-      outputs.push(unique.event);
-      if (unique.note !== undefined) outputs.push(unique.note);
-    } else {
-      outputs.push(event);
-    }
+function onRareEvent(s: DecoderState, type: string, value: object, raw: string): void {
+  const schema = RARE_EVENT_SCHEMAS[type];
+  if (schema === undefined) {
+    debug(s, `ignored unknown stream event type "${type}"`, value);
+    return;
   }
-
-  function take(): DecodeBatch {
-    const batch: DecodeBatch = error === undefined ? { outputs } : { outputs, error };
-    outputs = [];
-    return batch;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const detail = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    return invalid(s, type, detail, raw);
   }
-
-  /** Whether the text fed so far ends in CR, which the parser holds back in case LF follows. */
-  let endsWithCR = false;
-
-  function feed(text: string): void {
-    if (error !== undefined || text.length === 0) return;
-    responseChars += text.length;
-    if (responseChars > maxResponseChars) {
-      // Nothing of the chunk is parsed: the events before it were already emitted.
-      fail(
-        new StreamProtocolError(
-          'buffer_overflow',
-          `the response exceeds the cap of ${maxResponseChars} characters (maxResponseChars); the stream was stopped`,
-          false,
-        ),
-      );
-      return;
-    }
-    endsWithCR = text.charCodeAt(text.length - 1) === 13;
-    parser.feed(text);
+  const event = parsed.data;
+  if (event.type === 'error') {
+    // The server's own word beats our order bookkeeping, wherever it arrives.
+    fail(s, apiErrorFromStreamEvent(event.error));
+    return;
   }
+  switch (s.phase) {
+    case 'before_start':
+      if (event.type === 'message_start') s.phase = 'in_message';
+      else if (event.type !== 'ping') return outOfOrder(s, type);
+      break;
+    case 'in_message':
+      if (event.type === 'message_stop') s.phase = 'stopped';
+      break;
+    case 'stopped':
+      return outOfOrder(s, type);
+    default:
+      assertNever(s.phase, 'decoder phase');
+  }
+  // The note follows its event: the renamed block is what it talks about.
+  if (event.type === 'message_start') {
+    const unique = s.toolUseIds.onMessageStart(event);
+    s.outputs.push(unique.event, ...unique.notes);
+  } else if (event.type === 'content_block_start') {
+    const unique = s.toolUseIds.onBlockStart(event);
+    s.outputs.push(unique.event);
+    if (unique.note !== undefined) s.outputs.push(unique.note);
+  } else {
+    s.outputs.push(event);
+  }
+}
 
-  return {
-    push(chunk) {
-      if (error !== undefined) return { outputs: [] };
-      feed(typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true }));
-      return take();
-    },
-    end() {
-      if (error !== undefined) return { outputs: [] };
-      feed(utf8.decode()); // a truncated multi-byte sequence at the very end becomes U+FFFD
-      // A final CR is a complete line end; an LF after it only turns it into CRLF (no extra line).
-      if (endsWithCR) feed('\n');
-      // An event without its terminating blank line is discarded, as the SSE spec says.
-      if (error === undefined && phase !== 'stopped') {
-        fail(
-          new StreamProtocolError(
-            'ended_before_message_stop',
-            phase === 'before_start'
-              ? 'the stream ended before message_start'
-              : 'the stream ended before message_stop',
-          ),
-        );
-      }
-      return take();
-    },
-  };
+function take(s: DecoderState): DecodeBatch {
+  const outputs = s.outputs;
+  const batch: DecodeBatch = s.error === undefined ? { outputs } : { outputs, error: s.error };
+  s.outputs = [];
+  return batch;
+}
+
+function feed(s: DecoderState, text: string): void {
+  if (s.error !== undefined || text.length === 0) return;
+  s.responseChars += text.length;
+  if (s.responseChars > s.maxResponseChars) {
+    // Nothing of the chunk is parsed: the events before it were already emitted.
+    fail(
+      s,
+      new StreamProtocolError(
+        'buffer_overflow',
+        `the response exceeds the cap of ${s.maxResponseChars} characters (maxResponseChars); the stream was stopped`,
+        false,
+      ),
+    );
+    return;
+  }
+  s.endsWithCR = text.charCodeAt(text.length - 1) === 13;
+  (s.parser as EventSourceParser).feed(text);
+}
+
+function push(s: DecoderState, chunk: Uint8Array | string): DecodeBatch {
+  if (s.error !== undefined) return { outputs: [] };
+  feed(s, typeof chunk === 'string' ? chunk : s.utf8.decode(chunk, { stream: true }));
+  return take(s);
+}
+
+function end(s: DecoderState): DecodeBatch {
+  if (s.error !== undefined) return { outputs: [] };
+  feed(s, s.utf8.decode()); // a truncated multi-byte sequence at the very end becomes U+FFFD
+  // A final CR is a complete line end; an LF after it only turns it into CRLF (no extra line).
+  if (s.endsWithCR) feed(s, '\n');
+  // An event without its terminating blank line is discarded, as the SSE spec says.
+  if (s.error === undefined && s.phase !== 'stopped') {
+    fail(
+      s,
+      new StreamProtocolError(
+        'ended_before_message_stop',
+        s.phase === 'before_start' ? 'the stream ended before message_start' : 'the stream ended before message_stop',
+      ),
+    );
+  }
+  return take(s);
 }
 
 interface DeltaShape {
