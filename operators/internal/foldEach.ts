@@ -24,7 +24,7 @@
  * consumer took what it wanted) stops a synchronous source at once, and the rest of the items of
  * that value are dropped. A throwing `fold`, `direct` or `sink` errors the stream.
  */
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import { subscribeLinked } from './subscribeLinked.js';
 
 export interface FoldEachOptions<S, V, R> {
@@ -38,25 +38,36 @@ export interface FoldEachOptions<S, V, R> {
 }
 
 export function foldEach<S, V, R>(options: FoldEachOptions<S, V, R>): OperatorFunction<V, never> {
-  const { fold, direct, sink } = options;
   return (source$) =>
     new Observable<never>((subscriber) => {
-      let state = options.seed();
+      const held: Held<S> = { state: options.seed() };
       subscribeLinked(source$, subscriber, {
-        next(value) {
-          try {
-            const item = direct?.(state, value);
-            if (item !== undefined) return sink(item);
-            const step = fold(state, value);
-            state = step.state;
-            const items = step.items;
-            for (let i = 0; i < items.length && !subscriber.closed; i++) sink(items[i] as R);
-          } catch (error) {
-            subscriber.error(error);
-          }
-        },
+        next: (value) => foldValue(held, value, options, subscriber),
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
       });
     });
+}
+
+/** The state between two values (one literal per subscription). */
+interface Held<S> {
+  state: S;
+}
+
+/**
+ * One value: its direct item, or its fold step's items, to the sink. Module-level, not a closure
+ * per subscription: V8 keeps a function's optimized code only while an instance of it lives, and
+ * this runs once per stream event.
+ */
+function foldValue<S, V, R>(held: Held<S>, value: V, options: FoldEachOptions<S, V, R>, subscriber: Subscriber<never>): void {
+  try {
+    const item = options.direct?.(held.state, value);
+    if (item !== undefined) return options.sink(item);
+    const step = options.fold(held.state, value);
+    held.state = step.state;
+    const items = step.items;
+    for (let i = 0; i < items.length && !subscriber.closed; i++) options.sink(items[i] as R);
+  } catch (error) {
+    subscriber.error(error);
+  }
 }

@@ -3,7 +3,7 @@
  * This file holds only the `expand` composition; one iteration is `iteration`, its decisions
  * are the pure `decide*` functions, and every continue builds a new State in `transitions.ts`.
  */
-import { defer, EMPTY, expand, filter, merge, noop, Observable, subscribeOn } from 'rxjs';
+import { defer, EMPTY, expand, filter, merge, noop, Observable, subscribeOn, type Subscriber } from 'rxjs';
 import { subscribeLinked } from '../../operators/internal/subscribeLinked.js';
 import { withMcpServers } from '../mcp/withMcpServers.js';
 import { isContinue, type Continue, type EventSink, type IterationOutput } from './events.js';
@@ -63,6 +63,23 @@ export function readInput(ctx: RunContext, input$: Observable<Submission>, acks:
 }
 
 /**
+ * One event to the loop's output (module-level: it runs per stream event, and V8 keeps the
+ * optimized code of a function only while an instance of it lives).
+ */
+function deliverEvent(subscriber: Subscriber<LoopEvent>, input: RunContext['input'], event: LoopEvent): void {
+  if (subscriber.closed) return;
+  // Right before the terminal: closes the input and reports how every submission ended
+  // (absorbed ones `completed`/`cancelled` by the kind of ending, still-queued ones
+  // `discarded`). Doing it synchronously with the delivery of the terminal leaves no window
+  // in which a submission is accepted but never answered, and no `queued` event can follow
+  // the terminal.
+  if (event.type === 'terminal') {
+    for (const lifecycle of input.close(isControlledTerminal(event.reason), { chainId: event.chainId, depth: event.depth })) subscriber.next(lifecycle);
+  }
+  subscriber.next(event);
+}
+
+/**
  * The composition itself, over a prepared context (shared with `createAgentRun`).
  *
  * One output Subscriber for every event: the iterations hand their events to `deliver` in their
@@ -74,18 +91,7 @@ export function readInput(ctx: RunContext, input$: Observable<Submission>, acks:
 export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): Observable<LoopEvent> {
   return new Observable<LoopEvent>((subscriber) => {
     const input = ctx.input;
-    const deliver: EventSink = (event) => {
-      if (subscriber.closed) return;
-      // Right before the terminal: closes the input and reports how every submission ended
-      // (absorbed ones `completed`/`cancelled` by the kind of ending, still-queued ones
-      // `discarded`). Doing it synchronously with the delivery of the terminal leaves no window
-      // in which a submission is accepted but never answered, and no `queued` event can follow
-      // the terminal.
-      if (event.type === 'terminal') {
-        for (const lifecycle of input.close(isControlledTerminal(event.reason), { chainId: event.chainId, depth: event.depth })) subscriber.next(lifecycle);
-      }
-      subscriber.next(event);
-    };
+    const deliver: EventSink = (event) => deliverEvent(subscriber, input, event);
     const route = (out: IterationOutput): out is Continue => {
       if (isContinue(out)) return true;
       deliver(out);

@@ -96,7 +96,7 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
       foldEach<Attempt, FoldInput, LoopEvent>({
         seed: () => log.latest,
         // Most of a response: deltas the fold only wraps, handed on without a step.
-        direct: (attempt, input) => (isPassThrough(input) ? passThroughEvent(attempt.state, input) : undefined),
+        direct: directEvent,
         fold: (attempt, input) => {
           const step = foldAttempt(attempt, input, env);
           if (step.events[0]?.type === 'assistant_message') ctx.budget?.charge(step.attempt.costUsd);
@@ -109,6 +109,11 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
       }),
     );
   });
+}
+
+/** The one event of an input that leaves the attempt as it is (module-level: it runs per stream event). */
+function directEvent(attempt: Attempt, input: FoldInput): LoopEvent | undefined {
+  return isPassThrough(input) ? passThroughEvent(attempt.state, input) : undefined;
 }
 
 /**
