@@ -30,7 +30,7 @@ export type {
 } from './types.js';
 export { emptyView, reduceView } from './reduceView.js';
 export { toView, toViewStamped, type ToViewOptions } from './toView.js';
-export { allTools, lastAnswer, liveUsage, pendingPermissions, runningTools, totalCost } from './selectors.js';
+export { allTools, lastAnswer, liveCost, liveUsage, pendingPermissions, runningTools, totalCost } from './selectors.js';
 export { toExternalStore, type ViewStore } from './externalStore.js';
 export { createPermissionChannel, type PermissionChannel } from './permissionChannel.js';
 export { fileChangeDiff, lineDiff } from './diff.js';

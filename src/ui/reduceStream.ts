@@ -6,6 +6,7 @@
  */
 import type { AssemblyEvent } from '../assembly/types.js';
 import type { AssistantMessage, Usage } from '../protocol/content.js';
+import { costOf, priceFor } from '../loop/pricing.js';
 import type { DebugEvent } from '../transport/types.js';
 import { assertNever } from '../util/assertNever.js';
 import { partFromBlock, partFromStart, partKey } from './parts.js';
@@ -66,7 +67,10 @@ function countStreamed(message: MessageView, chars: number): MessageView {
 function startMessage(view: AgentView, apiId: string, model: string, usage: Usage): AgentView {
   const [key, keyed] = takeKey(withOpenTurn(view), 'm');
   const inputTokens = (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-  const streamUsage: StreamUsage = { inputTokens, outputTokens: usage.output_tokens ?? 0, estimated: true, streamedChars: 0 };
+  // The input's cost is known now; the output's follows the counter (see `liveCost`).
+  const price = priceFor(model);
+  const inputCostUsd = costOf({ ...usage, output_tokens: 0 }, price);
+  const streamUsage: StreamUsage = { inputTokens, outputTokens: usage.output_tokens ?? 0, estimated: true, streamedChars: 0, inputCostUsd, outputUsdPerMTok: price?.outputPerMTok ?? 0 };
   const message: MessageView = { kind: 'message', key, role: 'assistant', uuid: undefined, apiId, model, reason: undefined, parts: [], streaming: true, streamUsage };
   return updateOpenTurn(keyed, (turn) => {
     // A message left streaming (its stream failed without a retry) is over now.

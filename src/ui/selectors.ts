@@ -1,6 +1,6 @@
 /** Selectors for what most UIs ask of a view. Pure; they walk subagents' nested views too where it says so. */
 import type { UsageTotals } from '../loop/types.js';
-import type { AgentView, MessageView, PermissionView, ToolPart } from './types.js';
+import type { AgentView, MessageView, PermissionView, StreamUsage, ToolPart } from './types.js';
 
 function messagesOf(view: AgentView): MessageView[] {
   return view.turns.flatMap((turn) => turn.items.filter((item): item is MessageView => item.kind === 'message'));
@@ -51,6 +51,28 @@ export function liveUsage(view: AgentView): { readonly inputTokens: number; read
   let inputTokens = u.inputTokens + u.cacheCreationInputTokens + u.cacheReadInputTokens;
   let outputTokens = u.outputTokens;
   let estimated = false;
+  const streaming = inFlight(view);
+  if (streaming) {
+    inputTokens += streaming.inputTokens;
+    outputTokens += streaming.outputTokens;
+    estimated = streaming.estimated;
+  }
+  return { inputTokens, outputTokens, estimated };
+}
+
+/**
+ * The cost so far, live: the completed responses' (`view.costUsd`) plus the response streaming
+ * now, its input priced at `message_start` and its output at the live counter (estimated until
+ * the API counts it). A retried stream's attempt leaves the figure with its text.
+ */
+export function liveCost(view: AgentView): { readonly costUsd: number; readonly estimated: boolean } {
+  const streaming = inFlight(view);
+  if (!streaming) return { costUsd: view.costUsd, estimated: false };
+  return { costUsd: view.costUsd + streaming.inputCostUsd + (streaming.outputTokens * streaming.outputUsdPerMTok) / 1_000_000, estimated: streaming.estimated };
+}
+
+/** The usage of the response streaming now, if one is. */
+function inFlight(view: AgentView): StreamUsage | undefined {
   const turn = view.running ? view.turns[view.turns.length - 1] : undefined;
   // Only the latest response can be in flight; an earlier one without a uuid was abandoned
   // (its stream failed) and the loop does not count it either.
@@ -60,10 +82,5 @@ export function liveUsage(view: AgentView): { readonly inputTokens: number; read
     const item = items[i]!;
     if (item.kind === 'message' && item.role === 'assistant') latest = item;
   }
-  if (latest?.streamUsage && latest.uuid === undefined) {
-    inputTokens += latest.streamUsage.inputTokens;
-    outputTokens += latest.streamUsage.outputTokens;
-    estimated = latest.streamUsage.estimated;
-  }
-  return { inputTokens, outputTokens, estimated };
+  return latest?.streamUsage && latest.uuid === undefined ? latest.streamUsage : undefined;
 }

@@ -106,6 +106,10 @@ export interface StreamUsage {
   readonly estimated: boolean;
   /** Characters streamed so far (what the estimate is made from). */
   readonly streamedChars: number;
+  /** What the response's input costs (known at `message_start`; 0 for a model without a price). */
+  readonly inputCostUsd: number;
+  /** The model's output price, for the live cost of `outputTokens`. */
+  readonly outputUsdPerMTok: number;
 }
 
 export interface BoundaryItem {

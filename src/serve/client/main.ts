@@ -11,7 +11,7 @@
  */
 import { animationFrameScheduler, auditTime, catchError, combineLatest, concatMap, EMPTY, from, interval, map, share, startWith, Subject } from 'rxjs';
 import { inputSummary } from '../../ui/inputSummary.js';
-import { emptyView, liveUsage, toViewStamped, type AgentView, type PermissionView } from '../../ui/index.js';
+import { emptyView, liveCost, liveUsage, toViewStamped, type AgentView, type PermissionView } from '../../ui/index.js';
 import { api, type PageCommand, type SessionInfo } from './api.js';
 import { h } from './dom.js';
 import { sessionEvents } from './events.js';
@@ -75,8 +75,9 @@ function renderPermissions(permissions: readonly PermissionView[]): void {
 function renderChrome(view: AgentView, connection: string): void {
   // Live: a streaming response counts too (its output estimated until the API counts it: "~").
   const u = liveUsage(view);
+  const cost = liveCost(view);
   const approx = u.estimated ? '~' : '';
-  countersEl.textContent = `${u.inputTokens.toLocaleString('en-US')} in · ${approx}${u.outputTokens.toLocaleString('en-US')} out tokens · $${view.costUsd.toFixed(4)}`;
+  countersEl.textContent = `${u.inputTokens.toLocaleString('en-US')} in · ${approx}${u.outputTokens.toLocaleString('en-US')} out tokens · ${cost.estimated ? '~' : ''}$${cost.costUsd.toFixed(4)}`;
   const status = connection !== 'open' ? connection : view.running ? 'running' : 'idle';
   statusEl.textContent = status;
   statusEl.className = `status ${status}`;
