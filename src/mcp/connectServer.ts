@@ -96,7 +96,7 @@ export function connectMcpServer(name: string, config: McpServerConfig, options:
         const params = request.params;
         // Form mode only (URL mode is not advertised, so the SDK refuses it before this).
         const schema = 'requestedSchema' in params ? (params.requestedSchema as Parameters<typeof fieldsOf>[0]) : undefined;
-        const answer = await elicit({ server: name, message: params.message, fields: fieldsOf(schema), signal: extra.signal });
+        const answer = await elicit({ server: name, message: params.message, fields: fieldsOf(schema), ...(schema ? { requestedSchema: schema as Record<string, unknown> } : {}), signal: extra.signal });
         return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action };
       });
     }

@@ -34,6 +34,8 @@ export interface McpElicitation {
   readonly server: string;
   readonly message: string;
   readonly fields: readonly ElicitationField[];
+  /** The server's `requestedSchema` as it sent it (for a host that renders the form itself). */
+  readonly requestedSchema?: Readonly<Record<string, unknown>>;
   /** Aborted when the server cancels the request or the call ends. */
   readonly signal: AbortSignal;
 }

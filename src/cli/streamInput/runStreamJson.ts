@@ -23,6 +23,7 @@ import { packageVersion } from '../version.js';
 import { answerControlRequest, controlResponseLine, type SessionControls } from './controlRequests.js';
 import { createControlChannel } from './controlChannel.js';
 import { hostHooksConfig } from './hostHooks.js';
+import { createHostElicitation } from './hostElicitation.js';
 import { createHostPermissionAsk, ruleText } from './hostPermission.js';
 import { initializeRequestSchema, optionsWithInitialize } from './initialize.js';
 import { parseInputLine, type InputLine } from './inputLines.js';
@@ -43,7 +44,7 @@ export interface StreamJsonIO {
 /** Builds the run from options and the session's extra environment (host hooks, host ask). */
 export type BuildStreamRun = (
   options: CliOptions,
-  extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial'>,
+  extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial' | 'onElicitation'>,
 ) => Promise<PreparedRun>;
 
 export async function runStreamJson(options: CliOptions, build: BuildStreamRun, io: StreamJsonIO): Promise<number> {
@@ -88,6 +89,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     ...(init?.success && init.data.sdkMcpServers?.length ? { extraMcpServers: sdkMcpServerConfigs(init.data.sdkMcpServers, channel) } : {}),
     interactive: stdio,
     onDenial: (denial) => current?.mapper.recordDenial(denial),
+    // An SDK host (it sent initialize) is asked an MCP server's questions, as Claude Code asks it.
+    ...(init?.success ? { onElicitation: createHostElicitation(channel, (m) => warn(m)) } : {}),
     ...(stdio
       ? {
           ask: createHostPermissionAsk({
