@@ -7,7 +7,8 @@
  *   POST /api/sessions/:id/prompt {text}        submit a prompt, 202
  *   POST /api/sessions/:id/permissions/:req {behavior: "allow"|"deny", message?}
  *   POST /api/sessions/:id/interrupt            stop the running turn
- *   POST /api/sessions/:id/commands {type: "prompt", text} | {type: "permission", requestId, behavior, message?} | {type: "stop"}
+ *   POST /api/sessions/:id/commands {type: "prompt", text} | {type: "permission", requestId, behavior, message?}
+ *                                   | {type: "elicitation", requestId, action: "accept"|"decline"|"cancel", content?} | {type: "stop"}
  *                                               the same three as one UI command stream (what the page sends)
  *   GET  /api/sessions/:id/events               Server-Sent Events, resumable (Last-Event-ID)
  */
@@ -39,6 +40,13 @@ const emptyBody = z.strictObject({});
 const commandBody = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('prompt'), text: promptText }),
   z.strictObject({ type: z.literal('permission'), requestId: z.string().min(1), behavior: z.enum(['allow', 'deny']), message: z.string().optional() }),
+  z.strictObject({
+    type: z.literal('elicitation'),
+    requestId: z.string().min(1),
+    action: z.enum(['accept', 'decline', 'cancel']),
+    // Flat values only, as form elicitation allows (the MCP client checks them against the server's schema).
+    content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+  }),
   z.strictObject({ type: z.literal('stop') }),
 ]);
 
@@ -53,6 +61,8 @@ function uiCommandOf(body: z.infer<typeof commandBody>): UiCommand {
       return body.behavior === 'allow'
         ? { type: 'permission', requestId: body.requestId, behavior: 'allow' }
         : { type: 'permission', requestId: body.requestId, behavior: 'deny', ...(body.message ? { message: body.message } : {}) };
+    case 'elicitation':
+      return { type: 'elicitation', requestId: body.requestId, action: body.action, ...(body.action === 'accept' ? { content: body.content ?? {} } : {}) };
     case 'stop':
       return { type: 'stop' };
   }
@@ -116,6 +126,7 @@ export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: Serv
     const command = uiCommandOf(await readJson(req, commandBody));
     const outcome = session.command(command);
     if (outcome.type === 'permission' && !outcome.answered && command.type === 'permission') throw notWaiting(command.requestId);
+    if (outcome.type === 'elicitation' && !outcome.answered && command.type === 'elicitation') throw new HttpError(404, 'not_found', `no MCP server question '${command.requestId}' is waiting (answered, withdrawn, or unknown)`);
     return sendJson(res, outcome.type === 'prompt' ? 202 : 200, { outcome, session: session.info() });
   }
   throw new HttpError(404, 'not_found', `no API route ${url.pathname}`);

@@ -47,7 +47,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
   const cwd = resolve(process.cwd());
   const homeDir = homedir();
   let first = true;
-  const openRun: OpenRun = async ({ resume, ask, onWarning }) => {
+  const openRun: OpenRun = async ({ resume, ask, onElicitation, onWarning }) => {
     // The command line's session flags choose the first session only; later ones are new or resumed by id.
     const isFirst = first;
     const sessionFlags = isFirst
@@ -56,7 +56,7 @@ export async function runServe(argv: readonly string[], io: ServeIO): Promise<nu
     first = false;
     const runOptions: CliOptions = { ...options, ...sessionFlags, ...(resume === undefined ? {} : { resume, continue: false, forkSession: false, sessionId: undefined }) };
     try {
-      return await buildRun(runOptions, { env: process.env, cwd, homeDir, platform: process.platform, interactive: true, interactiveView: true, ask, onWarning });
+      return await buildRun(runOptions, { env: process.env, cwd, homeDir, platform: process.platform, interactive: true, interactiveView: true, ask, onElicitation, onWarning });
     } catch (error) {
       // A bad resume id or unreadable session is the request's fault, said as it is.
       if (!isFirst && error instanceof RxAgentError && (error.kind === 'configuration' || error.kind === 'session')) throw new HttpError(400, 'invalid_request', error.message);

@@ -3,8 +3,8 @@
  * log of the events it produced (capped: older events are folded into a view snapshot, see
  * eventLog.ts). The session subscribes to each turn's events ONCE; every tab
  * reads the log (what it missed, by event id) and then the live feed, so tabs share the run and
- * a tab that leaves changes nothing. Permission questions go out as events of the same log and
- * wait for an answer over HTTP.
+ * a tab that leaves changes nothing. Permission questions and MCP servers' questions go out as
+ * events of the same log and wait for an answer over HTTP.
  *
  * Prompts, permission answers and Stop are UI commands on one command session (rxagent/ui's
  * `createCommandSession`, the same one an Rx app drives with `runCommands`): a prompt while a turn
@@ -19,6 +19,7 @@ import type { PreparedRun } from '../cli/buildRun.js';
 import type { TerminalEvent } from '../loop/types.js';
 import type { MessageParam } from '../protocol/content.js';
 import type { PermissionAnswer } from '../permissions/createPermissionPolicy.js';
+import type { ElicitationChannel } from '../ui/elicitationChannel.js';
 import type { PermissionChannel } from '../ui/permissionChannel.js';
 import { createCommandSession, type CommandOutcome, type CommandSession } from '../ui/commandSession.js';
 import type { QueuedPrompt, UiCommand } from '../ui/commands.js';
@@ -80,9 +81,10 @@ export class ServeSession {
     private readonly permissions: PermissionChannel,
     private readonly now: () => number = Date.now,
     maxLogEvents?: number,
+    private readonly elicitations?: ElicitationChannel,
   ) {
     this.log = new EventLog(maxLogEvents);
-    this.commands = createCommandSession({ startTurn: (prompt, signal) => this.startTurn(prompt, signal), permissions });
+    this.commands = createCommandSession({ startTurn: (prompt, signal) => this.startTurn(prompt, signal), permissions, ...(elicitations ? { elicitations } : {}) });
     this.commandEvents = this.commands.events$.subscribe((event) => {
       if (event.type === 'permission_request') this.pending.add(event.requestId);
       else if (event.type === 'permission_settled') this.pending.delete(event.requestId);
@@ -153,6 +155,7 @@ export class ServeSession {
     if (this.closed) return;
     this.closed = true;
     this.permissions.denyAll('The server is stopping.');
+    this.elicitations?.cancelAll();
     await this.commands.close();
     this.commandEvents.unsubscribe();
     this.live.complete();

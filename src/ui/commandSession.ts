@@ -17,7 +17,9 @@
 import { Observable, Subject, type Subscription } from 'rxjs';
 import type { AgentRun } from '../loop/runHandle.js';
 import type { LoopEvent } from '../loop/types.js';
+import type { ElicitationChannel } from './elicitationChannel.js';
 import type { PermissionChannel } from './permissionChannel.js';
+import { assertNever } from '../util/assertNever.js';
 import type { ViewEvent } from './types.js';
 import { IDLE, reduceCommands, type CommandAction, type CommandEffect, type CommandState, type QueuedPrompt, type UiCommand } from './commands.js';
 
@@ -29,6 +31,8 @@ export interface CommandSessionOptions {
   readonly startTurn: (prompt: QueuedPrompt, signal: AbortSignal) => AgentRun;
   /** Where the turns' permission questions wait (its `ask` is the policy's); answered by `permission` commands. */
   readonly permissions?: PermissionChannel;
+  /** Where MCP servers' questions wait (its `ask` is the MCP client's); answered by `elicitation` commands. */
+  readonly elicitations?: ElicitationChannel;
   /** Told each time the last turn ended and nothing waits (synchronously, after its last event). */
   readonly onIdle?: () => void;
 }
@@ -36,6 +40,7 @@ export interface CommandSessionOptions {
 export type CommandOutcome =
   | { readonly type: 'prompt'; readonly status: 'started' | 'joined' | 'queued'; readonly commandId?: string }
   | { readonly type: 'permission'; readonly answered: boolean }
+  | { readonly type: 'elicitation'; readonly answered: boolean }
   | { readonly type: 'stop'; readonly stopped: boolean };
 
 export interface CommandSession {
@@ -61,6 +66,7 @@ export function createCommandSession(options: CommandSessionOptions): CommandSes
   let turn: Turn | undefined;
   let closed = false;
   const permissionEvents = options.permissions?.events$.subscribe((event) => events$.next(event));
+  const elicitationEvents = options.elicitations?.events$.subscribe((event) => events$.next(event));
 
   /** Runs an action's effects; returns the outcome of the last one for `dispatch`. */
   const act = (action: CommandAction): CommandOutcome | undefined => {
@@ -87,6 +93,8 @@ export function createCommandSession(options: CommandSessionOptions): CommandSes
       }
       case 'answer':
         return { type: 'permission', answered: options.permissions?.answer(effect.requestId, effect.answer) ?? false };
+      case 'answer_elicitation':
+        return { type: 'elicitation', answered: options.elicitations?.answer(effect.requestId, effect.answer) ?? false };
       case 'abort':
         turn?.controller.abort();
         return { type: 'stop', stopped: turn !== undefined };
@@ -128,7 +136,7 @@ export function createCommandSession(options: CommandSessionOptions): CommandSes
       const outcome = act({ type: 'command', command });
       if (outcome) return outcome;
       // No effect ran: a prompt waiting behind others, or Stop while idle.
-      return command.type === 'prompt' ? { type: 'prompt', status: 'queued' } : command.type === 'stop' ? { type: 'stop', stopped: false } : { type: 'permission', answered: false };
+      return noEffect(command);
     },
     events$: events$.asObservable(),
     get running() {
@@ -141,6 +149,7 @@ export function createCommandSession(options: CommandSessionOptions): CommandSes
       act({ type: 'close' });
       const end = () => {
         permissionEvents?.unsubscribe();
+        elicitationEvents?.unsubscribe();
         events$.complete();
       };
       // Idle: completes at once (an operator's subscriber sees it in the same frame).
@@ -184,4 +193,20 @@ export function runCommands(options: CommandSessionOptions): (commands$: Observa
         output.unsubscribe();
       };
     });
+}
+
+/** The outcome of a command no effect ran for: a prompt waiting behind others, Stop while idle. */
+function noEffect(command: UiCommand): CommandOutcome {
+  switch (command.type) {
+    case 'prompt':
+      return { type: 'prompt', status: 'queued' };
+    case 'stop':
+      return { type: 'stop', stopped: false };
+    case 'permission':
+      return { type: 'permission', answered: false };
+    case 'elicitation':
+      return { type: 'elicitation', answered: false };
+    default:
+      return assertNever(command, 'UI command');
+  }
 }

@@ -7,16 +7,19 @@
  *   `input$`: queued, absorbed after the current tool batch); one the turn refused or discarded
  *   (it was ending) waits and starts the next turn.
  * - `permission` answers a waiting question (by its `requestId` from `permission_request`).
+ * - `elicitation` answers an MCP server's waiting question (`requestId` from `elicitation_request`).
  * - `stop` aborts the running turn (its terminal and transcript are kept; a waiting question is
  *   cancelled with its call) and drops the prompts waiting for the next turn.
  */
 import type { MessageParam } from '../protocol/content.js';
+import type { McpElicitationAnswer } from '../mcp/elicitation.js';
 import type { PermissionAnswer } from '../permissions/createPermissionPolicy.js';
 import { assertNever } from '../util/assertNever.js';
 
 export type UiCommand =
   | { readonly type: 'prompt'; readonly input: string | MessageParam; readonly interrupt?: boolean }
   | ({ readonly type: 'permission'; readonly requestId: string } & PermissionAnswer)
+  | ({ readonly type: 'elicitation'; readonly requestId: string } & McpElicitationAnswer)
   | { readonly type: 'stop' };
 
 export type QueuedPrompt = Extract<UiCommand, { type: 'prompt' }>;
@@ -39,6 +42,7 @@ export type CommandEffect =
   | { readonly type: 'start_turn'; readonly prompt: QueuedPrompt }
   | { readonly type: 'submit'; readonly prompt: QueuedPrompt }
   | { readonly type: 'answer'; readonly requestId: string; readonly answer: PermissionAnswer }
+  | { readonly type: 'answer_elicitation'; readonly requestId: string; readonly answer: McpElicitationAnswer }
   | { readonly type: 'abort' };
 
 export const IDLE: CommandState = Object.freeze({ running: false, waiting: [] });
@@ -71,6 +75,10 @@ function onCommand(state: CommandState, command: UiCommand): { state: CommandSta
     case 'permission': {
       const { type: _type, requestId, ...answer } = command;
       return { state, effects: [{ type: 'answer', requestId, answer: answer as PermissionAnswer }] };
+    }
+    case 'elicitation': {
+      const { type: _type, requestId, ...answer } = command;
+      return { state, effects: [{ type: 'answer_elicitation', requestId, answer }] };
     }
     case 'stop':
       return state.running ? { state: { ...state, waiting: [] }, effects: [{ type: 'abort' }] } : { state, effects: [] };

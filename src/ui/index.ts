@@ -27,12 +27,15 @@ export type {
   TurnView,
   ViewEvent,
   ViewSnapshotEvent,
+  ElicitationEvent,
+  ElicitationView,
 } from './types.js';
 export { emptyView, reduceView } from './reduceView.js';
 export { toView, toViewStamped, type ToViewOptions } from './toView.js';
 export { allTools, lastAnswer, liveCost, liveUsage, pendingPermissions, runningTools, totalCost } from './selectors.js';
 export { toExternalStore, type ViewStore } from './externalStore.js';
 export { createPermissionChannel, type PermissionChannel } from './permissionChannel.js';
+export { createElicitationChannel, type ElicitationChannel } from './elicitationChannel.js';
 export { fileChangeDiff, lineDiff } from './diff.js';
 export { inputSummary } from './inputSummary.js';
 export { createCommandSession, runCommands, type CommandOutcome, type CommandSession, type CommandSessionOptions } from './commandSession.js';

@@ -172,6 +172,15 @@ export function reduceView(view: AgentView, event: ViewEvent, at?: number): Agen
       return reduceHistory(view, event.messages);
     case 'view_snapshot':
       return event.view;
+    case 'elicitation_request': {
+      if (view.elicitations.some((e) => e.requestId === event.requestId)) return view;
+      const { type: _type, ...asked } = event;
+      return { ...view, elicitations: [...view.elicitations, asked] };
+    }
+    case 'elicitation_settled': {
+      const elicitations = view.elicitations.filter((e) => e.requestId !== event.requestId);
+      return elicitations.length === view.elicitations.length ? view : { ...view, elicitations };
+    }
     case 'permission_settled': {
       const permissions = view.permissions.filter((p) => p.requestId !== event.requestId);
       return permissions.length === view.permissions.length ? view : { ...view, permissions };

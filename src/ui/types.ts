@@ -9,6 +9,7 @@
  * thinking, tool calls). A tool call carries its whole life: input, status, progress, result,
  * duration, an Edit/Write diff and, for an Agent call, the subagent's own nested view.
  */
+import type { ElicitationField } from '../mcp/elicitation.js';
 import type { MessageParam } from '../protocol/content.js';
 import type { CompactTrigger, LoopError, LoopEvent, TerminalReason, UsageTotals, UserMessageReason } from '../loop/types.js';
 
@@ -160,9 +161,19 @@ export interface PermissionView {
   readonly reason: string;
 }
 
+/** An MCP server's question (form elicitation) waiting for an answer. */
+export interface ElicitationView {
+  readonly requestId: string;
+  readonly server: string;
+  readonly message: string;
+  readonly fields: readonly ElicitationField[];
+}
+
 export interface AgentView {
   readonly turns: readonly TurnView[];
   readonly permissions: readonly PermissionView[];
+  /** MCP servers' questions waiting for an answer, oldest first. */
+  readonly elicitations: readonly ElicitationView[];
   /** True from the first event of a run until its terminal. */
   readonly running: boolean;
   /** Tokens of every completed model response so far (ended runs: their terminal's totals). */
@@ -198,6 +209,11 @@ export type PermissionEvent =
       readonly behavior: 'allow' | 'deny' | 'cancelled';
     };
 
+/** Host events: an MCP server asked the user (form elicitation), and how it was settled. */
+export type ElicitationEvent =
+  | ({ readonly type: 'elicitation_request' } & ElicitationView)
+  | { readonly type: 'elicitation_settled'; readonly requestId: string; readonly action: 'accept' | 'decline' | 'cancel' };
+
 /** The earlier conversation of a resumed session, shown before its new turns. */
 export interface HistoryEvent {
   readonly type: 'history';
@@ -214,7 +230,7 @@ export interface ViewSnapshotEvent {
 }
 
 /** What `reduceView` folds: the loop's (and the tree's) events, the host's permission, history and snapshot events. */
-export type ViewEvent = LoopEvent | PermissionEvent | HistoryEvent | ViewSnapshotEvent;
+export type ViewEvent = LoopEvent | PermissionEvent | ElicitationEvent | HistoryEvent | ViewSnapshotEvent;
 
 /** An event with the time it happened (ms since epoch), as the server ships them. */
 export interface StampedEvent {

@@ -8,6 +8,7 @@ import type { AgentView, MessageView, Part, ToolPart, TurnItem, TurnView } from 
 const EMPTY_VIEW: AgentView = Object.freeze({
   turns: [],
   permissions: [],
+  elicitations: [],
   running: false,
   usage: ZERO_USAGE,
   costUsd: 0,

@@ -27,6 +27,13 @@ describe('reduceCommands', () => {
       IDLE,
       [{ type: 'answer', requestId: 'perm-1', answer: { behavior: 'deny', message: 'no' } }],
     ],
+    [
+      "an MCP server's question answered is passed on as it is, whatever runs",
+      running(),
+      { type: 'command', command: { type: 'elicitation', requestId: 'elicit-1', action: 'accept', content: { name: 'Ada' } } },
+      running(),
+      [{ type: 'answer_elicitation', requestId: 'elicit-1', answer: { action: 'accept', content: { name: 'Ada' } } }],
+    ],
     ['close while running aborts and drops what waits', running(p('b')), { type: 'close' }, running(), [{ type: 'abort' }]],
     ['close while idle does nothing', IDLE, { type: 'close' }, { running: false, waiting: [] }, []],
   ];

@@ -199,6 +199,17 @@ describe('reduceView: host events and notices', () => {
     expect(reduceView(settled, { type: 'permission_settled', requestId: 'p1', behavior: 'allow' })).toBe(settled);
   });
 
+  it("an MCP server's questions wait until settled; a repeated request is one entry; settling an unknown one changes nothing", () => {
+    const asked = { type: 'elicitation_request' as const, requestId: 'e1', server: 'srv', message: 'Who?', fields: [{ name: 'name', title: 'Name', type: 'string' as const, required: true }] };
+    const one = reduceView(emptyView(), asked);
+    expect(one.elicitations).toEqual([{ requestId: 'e1', server: 'srv', message: 'Who?', fields: asked.fields }]);
+    expect(reduceView(one, asked)).toBe(one);
+    expect(reduceView(one, { type: 'elicitation_settled', requestId: 'e9', action: 'cancel' })).toBe(one);
+    const settled = reduceView(one, { type: 'elicitation_settled', requestId: 'e1', action: 'accept' });
+    expect(settled.elicitations).toEqual([]);
+    expect(settled.turns).toBe(one.turns);
+  });
+
   it('warnings and compaction boundaries are items of the turn; api retries collapse into one notice', () => {
     const tag = { chainId: 'c', depth: 0 };
     const retry = (attempt: number): ViewEvent => ({ type: 'api_retry', retry: { type: 'api_retry', attempt, maxRetries: 3, delayMs: 10, status: 529, errorType: 'overloaded_error', message: 'x' }, ...tag });

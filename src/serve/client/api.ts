@@ -1,3 +1,5 @@
+import type { ElicitedValue } from '../../mcp/elicitation.js';
+
 /** The server's API as the page uses it; the token of the page's URL (if any) rides on every call. */
 const token = new URLSearchParams(location.search).get('token');
 
@@ -38,6 +40,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
 export type PageCommand =
   | { readonly type: 'prompt'; readonly text: string }
   | { readonly type: 'permission'; readonly requestId: string; readonly behavior: 'allow' | 'deny' }
+  | { readonly type: 'elicitation'; readonly requestId: string; readonly action: 'accept' | 'decline' | 'cancel'; readonly content?: Readonly<Record<string, ElicitedValue>> }
   | { readonly type: 'stop' };
 
 const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;

@@ -6,7 +6,7 @@
  * to another session, resumes a stored one or opens a new one.
  *
  * What the person does is ONE stream of commands (Enter: a prompt, Allow/Deny: a permission
- * answer, Stop), sent in order (`concatMap`) to the session's commands route, which drives the
+ * answer, an MCP server's form answered, Stop), sent in order (`concatMap`) to the session's commands route, which drives the
  * same command session an Rx app drives with `runCommands`.
  */
 import { animationFrameScheduler, auditTime, catchError, combineLatest, concatMap, EMPTY, from, interval, map, share, startWith, Subject } from 'rxjs';
@@ -16,11 +16,13 @@ import { api, type PageCommand, type SessionInfo } from './api.js';
 import { h } from './dom.js';
 import { sessionEvents } from './events.js';
 import { sessionPicker } from './picker.js';
+import { renderQuestions } from './questions.js';
 import { ConversationRenderer, elapsedText } from './render.js';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const conversation = byId<HTMLElement>('conversation');
 const permissionsEl = byId<HTMLElement>('permissions');
+const questionsEl = byId<HTMLElement>('questions');
 const promptEl = byId<HTMLTextAreaElement>('prompt');
 const stopEl = byId<HTMLButtonElement>('stop');
 const statusEl = byId<HTMLElement>('status');
@@ -110,6 +112,7 @@ async function start(): Promise<void> {
     .subscribe(([view, connection]) => {
       renderer.render(view);
       renderPermissions(view.permissions);
+      renderQuestions(questionsEl, view.elicitations, (answer) => commands.next(answer));
       renderChrome(view, connection);
       if (atBottom) conversation.scrollTop = conversation.scrollHeight;
       // A turn started or ended: the picker's titles and running marks change with it. Keyed on the

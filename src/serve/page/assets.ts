@@ -44,6 +44,7 @@ export function pageHtml(token: string | undefined): string {
 </header>
 <main id="conversation" aria-live="polite"></main>
 <section id="permissions" aria-label="Permission requests"></section>
+<section id="questions" aria-label="Questions from MCP servers"></section>
 <form id="composer">
   <textarea id="prompt" rows="3" placeholder="Ask the agent. Enter sends, Shift+Enter is a new line." aria-label="Prompt" autofocus></textarea>
 </form>

@@ -48,6 +48,13 @@ details.thinking > div { white-space: pre-wrap; border-left: 3px solid var(--lin
 .permission { border: 1px solid #e0b252; background: #fff8e6; border-radius: 8px; padding: 8px 12px; margin: 8px 0; display: flex; gap: 10px; align-items: center; }
 .permission .what { flex: 1; }
 .permission code { font: 13px ui-monospace, monospace; }
+#questions { max-width: 980px; width: 100%; margin: 0 auto; padding: 0 16px; }
+.question { border: 1px solid #8fb0e8; background: #f0f5ff; border-radius: 8px; padding: 8px 12px; margin: 8px 0; }
+.question label { display: block; margin: 6px 0; }
+.question .field-title { font-weight: 600; margin-right: 6px; }
+.question .reason { color: var(--warn); font-size: 13px; }
+.question label.inline { display: inline; margin-right: 10px; }
+.question .buttons { display: flex; gap: 8px; margin-top: 8px; }
 #composer { max-width: 980px; width: 100%; margin: 0 auto; padding: 8px 16px 16px; }
 #prompt { width: 100%; font: inherit; padding: 8px 10px; border-radius: 8px; border: 1px solid var(--line); resize: vertical; }
 `;
