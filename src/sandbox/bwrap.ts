@@ -12,7 +12,9 @@
  * a fresh tmpfs on /tmp (private, gone with the call); a fresh /proc of its own PID namespace, so
  * no host process (rxagent included) can be seen or its environ read; no network namespace
  * shared with the host unless allowed (`*`), or only rxagent's filtering proxy (allowedDomains); `--die-with-parent` and the PID namespace's init, so every
- * process it starts (setsid daemons included) dies when the call ends or is killed.
+ * process it starts (setsid daemons included) dies when the call ends or is killed; and a
+ * seccomp filter that refuses new Unix sockets (seccompFilter.ts), since a socket file on the
+ * read-only host can still be connected to.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -43,6 +45,8 @@ export interface BwrapCommand {
   readonly network: 'none' | 'host' | 'proxy';
   /** With `network: 'proxy'`: the proxy's socket and the node that runs the bridge (networkProxy.ts). */
   readonly proxy?: () => { readonly socketDir: string; readonly socketPath: string; readonly node: string };
+  /** The Unix socket filter (seccompFilter.ts), read by bwrap from fd 3; undefined: none. */
+  readonly seccomp?: Uint8Array;
 }
 
 /** The bwrap argv (without the bwrap path itself) that runs `bash -c command` confined. */
@@ -57,6 +61,8 @@ export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, ac
   if (config.network !== 'host') args.push('--unshare-net');
   // --new-session: no TIOCSTI keystrokes into the user's terminal from inside.
   args.push('--die-with-parent', '--new-session', '--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
+  // Not with the proxy: its bridge inside must connect to rxagent's Unix socket (README says so).
+  if (config.seccomp !== undefined && config.network !== 'proxy') args.push('--seccomp', '3');
   const proxy = config.network === 'proxy' ? config.proxy?.() : undefined;
   // Through the proxy: the bridge starts first, then the command itself runs as `$0` of it.
   if (proxy) args.push(...proxyBwrapArgs(proxy, proxy.node), '--', config.bash, '-c', BRIDGE_LAUNCHER, command);

@@ -5,6 +5,7 @@
  */
 import { bwrapArgs, findOnPath, probeBwrap } from './bwrap.js';
 import { startNetworkProxy, type NetworkProxy } from './networkProxy.js';
+import { unixSocketFilter } from './seccompFilter.js';
 import type { CommandSandbox, SandboxAccess, SandboxSettings, SandboxStatus, SpawnPlan } from './types.js';
 
 export interface SandboxOptions {
@@ -17,6 +18,8 @@ export interface SandboxOptions {
   /** Program names the settings exclude, found in a command by the caller's parser. */
   readonly commandNames?: (command: string) => readonly string[] | undefined;
   readonly env?: NodeJS.ProcessEnv;
+  /** The CPU architecture the seccomp filter is written for; default `process.arch`. */
+  readonly arch?: string;
 }
 
 /** What the run tells the user about its network setting, beside the status. */
@@ -55,7 +58,9 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
   };
   const excluded = new Set(options.settings?.excludedCommands ?? []);
   const status: SandboxStatus = network === 'proxy' ? { kind: 'bwrap', network, allowedDomains: domains } : { kind: 'bwrap', network };
-  const config = { bwrap, bash, roots: options.roots, network, proxy: proxyFor } as const;
+  const seccomp = unixSocketFilter(options.arch ?? process.arch);
+  if (seccomp === undefined) notes.push(`Unix sockets on this machine stay reachable from sandboxed commands: no seccomp filter is written for ${options.arch ?? process.arch}`);
+  const config = { bwrap, bash, roots: options.roots, network, proxy: proxyFor, ...(seccomp ? { seccomp } : {}) } as const;
   return {
     status,
     notes,
@@ -64,7 +69,8 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
       if (excluded.size > 0 && (options.commandNames?.(command) ?? []).some((name) => excluded.has(name))) {
         return { file: 'bash', args: ['-c', command], sandboxed: false };
       }
-      return { file: bwrap, args: bwrapArgs(config, command, cwd, access), sandboxed: true };
+      const args = bwrapArgs(config, command, cwd, access);
+      return { file: bwrap, args, sandboxed: true, ...(args.includes('--seccomp') && seccomp ? { fd3: seccomp } : {}) };
     },
   };
 }

@@ -33,6 +33,8 @@ export interface SpawnPlan {
   readonly args: readonly string[];
   /** False when this command runs without the sandbox (sandbox off, or an excluded command). */
   readonly sandboxed: boolean;
+  /** Bytes the child must find on its fd 3 (bwrap's `--seccomp 3`: the Unix socket filter). */
+  readonly fd3?: Uint8Array;
 }
 
 /** Wraps shell commands of one run: built once at start from settings and the platform. */

@@ -4,6 +4,7 @@
  * and command hooks. Cold: nothing starts before subscribe; unsubscribing kills the group.
  */
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { Observable, timer } from 'rxjs';
 import type { SpawnPlan } from '../../sandbox/types.js';
 
@@ -104,13 +105,19 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
     let exited = false;
     let timedOut = false;
 
-    const plan = options.spawnPlan ?? { file: 'bash', args: ['-c', options.command] };
+    const plan: SpawnPlan = options.spawnPlan ?? { file: 'bash', args: ['-c', options.command], sandboxed: false };
     const child = spawn(plan.file, [...plan.args], {
       cwd: options.cwd,
       detached: true, // own process group, so the whole tree can be signalled at once
-      stdio: ['pipe', 'pipe', 'pipe'],
+      // fd 3 only when the plan has bytes for it (bwrap reads its seccomp filter there).
+      stdio: plan.fd3 === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
       env: options.env ?? childEnvironment(),
     });
+    if (plan.fd3 !== undefined) {
+      const fd3 = child.stdio[3] as Writable;
+      fd3.on('error', () => {}); // bwrap may fail before reading it: its exit code says why
+      fd3.end(plan.fd3);
+    }
     const pid = child.pid;
     if (pid !== undefined) liveGroups.add(pid);
 
