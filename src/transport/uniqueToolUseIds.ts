@@ -31,16 +31,19 @@ export interface ToolUseIdRegistry {
 
 /** `taken`: ids the conversation already used (the request's history), never given out again. */
 export function createToolUseIdRegistry(taken: ReadonlySet<string> = NO_IDS): ToolUseIdRegistry {
-  let seen = new Set<string>(taken);
+  // The message's own ids beside `taken`, which is looked into, never copied: at turn 1000 the
+  // history holds ~1000 ids, and copying them twice per request grew each iteration's cost.
+  let seen = new Set<string>();
+  const used = (id: string): boolean => seen.has(id) || taken.has(id);
 
   /** The id to use for a call announced as `id`: itself the first time, else the next free `__dupN`. */
   function claim(id: string): string {
-    if (!seen.has(id)) {
+    if (!used(id)) {
       seen.add(id);
       return id;
     }
     let n = 2;
-    while (seen.has(`${id}__dup${n}`)) n++;
+    while (used(`${id}__dup${n}`)) n++;
     const renamed = `${id}__dup${n}`;
     seen.add(renamed);
     return renamed;
@@ -64,7 +67,7 @@ export function createToolUseIdRegistry(taken: ReadonlySet<string> = NO_IDS): To
       return { event: { ...event, content_block: { ...block, id: renamed } }, note: note(block.id, renamed, event.index) };
     },
     onMessageStart(event) {
-      seen = new Set(taken);
+      seen = new Set();
       const content = event.message.content;
       if (content.length === 0) return { event, notes: [] };
       const notes: DebugEvent[] = [];
@@ -88,10 +91,13 @@ const idsOfMessage = new WeakMap<object, readonly string[]>();
 
 /**
  * The ids of every `tool_use` block in `messages` (a request's history): what a response to that
- * request must not use again. Each message is read once; later requests look it up.
+ * request must not use again. Each message is read once; later requests look it up. The set is
+ * built only when something other than `has` is asked: a response asks `has` once per tool_use
+ * block, and a scan of the cached per-message ids is cheaper than building a set of the whole
+ * history on every request (which grew each iteration's cost with the history).
  */
 export function toolUseIdsOf(messages: readonly MessageParam[]): ReadonlySet<string> {
-  const ids = new Set<string>();
+  const perMessage: (readonly string[])[] = [];
   for (const message of messages) {
     if (message.role !== 'assistant' || typeof message.content === 'string') continue;
     let own = idsOfMessage.get(message);
@@ -99,7 +105,55 @@ export function toolUseIdsOf(messages: readonly MessageParam[]): ReadonlySet<str
       own = message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
       idsOfMessage.set(message, own);
     }
-    for (const id of own) ids.add(id);
+    if (own.length > 0) perMessage.push(own);
   }
-  return ids;
+  return new HistoryToolUseIds(perMessage);
+}
+
+/** After this many `has` calls the ids are put in a real set (a response with many tool calls). */
+const SCANS_BEFORE_SET = 8;
+
+/** A read-only set over the history's per-message id lists, materialized on demand. */
+class HistoryToolUseIds implements ReadonlySet<string> {
+  #set: Set<string> | undefined;
+  #scans = 0;
+
+  constructor(private readonly perMessage: readonly (readonly string[])[]) {}
+
+  has(id: string): boolean {
+    if (this.#set === undefined && this.#scans++ < SCANS_BEFORE_SET) {
+      for (const ids of this.perMessage) if (ids.includes(id)) return true;
+      return false;
+    }
+    return this.#all().has(id);
+  }
+
+  get size(): number {
+    return this.#all().size;
+  }
+
+  forEach(callback: (value: string, key: string, set: ReadonlySet<string>) => void, thisArg?: unknown): void {
+    for (const id of this.#all()) callback.call(thisArg, id, id, this);
+  }
+
+  entries(): SetIterator<[string, string]> {
+    return this.#all().entries();
+  }
+
+  keys(): SetIterator<string> {
+    return this.#all().keys();
+  }
+
+  values(): SetIterator<string> {
+    return this.#all().values();
+  }
+
+  [Symbol.iterator](): SetIterator<string> {
+    return this.#all()[Symbol.iterator]();
+  }
+
+  #all(): Set<string> {
+    this.#set ??= new Set(this.perMessage.flat());
+    return this.#set;
+  }
 }

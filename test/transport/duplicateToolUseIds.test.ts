@@ -139,6 +139,27 @@ describe('a tool_use id reused from an earlier turn', () => {
     expect([...ids]).toEqual(['a', 'b']);
   });
 
+  it("answers like a plain set of the history's ids, before and after it builds one (many lookups)", () => {
+    const history = Array.from({ length: 40 }, (_, turn) => ({
+      role: 'assistant' as const,
+      content: turn % 3 === 0 ? [{ type: 'text' as const, text: 't' }] : [{ type: 'tool_use' as const, id: `id${turn}`, name: 'echo', input: {} }, { type: 'tool_use' as const, id: `id${turn}b`, name: 'echo', input: {} }],
+    }));
+    const expected = new Set(history.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))));
+    const ids = toolUseIdsOf(history);
+    // More lookups than the scans it makes before building its set: both paths are checked.
+    const probes = ['id1', 'id0', 'id3', 'id39b', 'nope', 'id2b', 'id1', 'x', 'id38', 'id39', 'id40', 'id4b'];
+    expect(probes.map((id) => ids.has(id))).toEqual(probes.map((id) => expected.has(id)));
+    expect(ids.size).toBe(expected.size);
+    expect([...ids]).toEqual([...expected]);
+    expect([...ids.keys()]).toEqual([...expected.keys()]);
+    const seen: string[] = [];
+    ids.forEach((id, key, set) => seen.push(`${id}=${key}:${set === ids}`));
+    expect(seen).toEqual([...expected].map((id) => `${id}=${id}:true`));
+    // A fresh view answers before any set exists, too.
+    expect(toolUseIdsOf(history).has('id2')).toBe(true);
+    expect(toolUseIdsOf(history).has('id3')).toBe(false);
+  });
+
   it('through agentLoop over HTTP: the reused id is renamed, each call gets exactly one result, every request is valid', async () => {
     const { events, terminal, requests } = await runOverHttp(
       [
