@@ -33,7 +33,7 @@ export type PermissionModeName = PermissionMode;
  * asking every time (our `default`); `auto` asks a classifier model, which rxagent does not have,
  * so it behaves as `default` (the run warns).
  */
-const MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { manual: 'default', auto: 'default' };
+export const MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { manual: 'default', auto: 'default' };
 
 export interface CliOptions {
   readonly print: boolean;
@@ -55,7 +55,7 @@ export interface CliOptions {
   readonly allowedTools: readonly string[];
   readonly disallowedTools: readonly string[];
   readonly permissionMode: PermissionModeName;
-  /** Whether `--permission-mode` (or `--dangerously-skip-permissions`) was given: `--agent`'s mode applies otherwise. */
+  /** Whether the mode is decided (`--permission-mode`, `--dangerously-skip-permissions`, or `--agent`'s definition): a settings file's `permissions.defaultMode` applies otherwise. */
   readonly permissionModeGiven: boolean;
   /** The mode as given when it is one rxagent maps onto another (`auto`), for a warning. */
   readonly permissionModeAlias: string | undefined;

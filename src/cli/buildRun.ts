@@ -63,6 +63,7 @@ import { NO_TELEMETRY, telemetryConfigFromEnv, type CommandTelemetry } from '../
 import type { LoopEvent } from '../loop/types.js';
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { asMainAgent, pickMainAgent } from './mainAgent.js';
+import { withSettingsPermissionMode } from './settingsPermissionMode.js';
 import { resumedAt, withoutPersistence } from './sessionViews.js';
 import { lineUuidsPath, recordLineUuids, recordOfLine } from './output/lineUuids.js';
 import { bashLimitsFromEnv } from './bashLimits.js';
@@ -185,20 +186,22 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       ...(given.settingSources ? { sources: given.settingSources } : {}),
     });
   const mainAgentDefinitions = given.agent === undefined ? undefined : await loadDefinitions();
-  const options = given.agent === undefined ? given : asMainAgent(given, pickMainAgent(mainAgentDefinitions ?? [], given.agent));
-  const { builtins: toolNames, agent: agentToolOn, server: serverTools, ignored } = resolveToolNames(options.tools, options.disallowedTools);
-  if (options.permissionModeAlias === 'auto') runEnv.onWarning('--permission-mode auto: rxagent has no permission classifier; calls that need approval are asked as in default mode');
-  if (options.ignoredFlags.length > 0) runEnv.onWarning(`${options.ignoredFlags.join(', ')}: accepted for the Agent SDK; rxagent has nothing they configure`);
+  const flagOptions = given.agent === undefined ? given : asMainAgent(given, pickMainAgent(mainAgentDefinitions ?? [], given.agent));
+  const { builtins: toolNames, agent: agentToolOn, server: serverTools, ignored } = resolveToolNames(flagOptions.tools, flagOptions.disallowedTools);
+  if (flagOptions.ignoredFlags.length > 0) runEnv.onWarning(`${flagOptions.ignoredFlags.join(', ')}: accepted for the Agent SDK; rxagent has nothing they configure`);
   if (ignored.length > 0) runEnv.onWarning(`--tools: ${ignored.join(', ')} ${ignored.length === 1 ? 'is a Claude Code tool' : 'are Claude Code tools'} rxagent does not have; ignored`);
   const cwd = resolve(runEnv.cwd);
-  for (const dir of options.addDirs) assertDirectory(resolve(cwd, dir), '--add-dir');
+  for (const dir of flagOptions.addDirs) assertDirectory(resolve(cwd, dir), '--add-dir');
   const settings = await loadSettings({
     cwd,
     homeDir: runEnv.homeDir,
-    ...(options.settings ? { settingsFile: options.settings } : {}),
-    ...(options.settingSources ? { sources: options.settingSources } : {}),
+    ...(flagOptions.settings ? { settingsFile: flagOptions.settings } : {}),
+    ...(flagOptions.settingSources ? { sources: flagOptions.settingSources } : {}),
   });
   settings.warnings.forEach(runEnv.onWarning);
+  // A settings file's permissions.defaultMode applies when no flag (or --agent) chose the mode.
+  const options = withSettingsPermissionMode(flagOptions, settings.defaultMode);
+  if (options.permissionModeAlias === 'auto') runEnv.onWarning(`${flagOptions.permissionModeGiven ? '--permission-mode' : 'permissions.defaultMode'} auto: rxagent has no permission classifier; calls that need approval are asked as in default mode`);
   // A settings file's `env` is the session's environment, over the process's (Claude Code applies
   // it the same way): the model client, Bash, hooks and MCP servers all read this one.
   const env = Object.keys(settings.env).length === 0 ? runEnv.env : { ...runEnv.env, ...settings.env };

@@ -25,6 +25,6 @@ export function asMainAgent(options: CliOptions, agent: AgentDefinition): CliOpt
     ...(tools === undefined ? {} : { tools }),
     ...(!options.modelGiven && !inherits ? { model: agent.model!, modelGiven: true } : {}),
     ...(options.maxTurns === undefined && agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
-    ...(!options.permissionModeGiven && agent.permissionMode !== undefined ? { permissionMode: agent.permissionMode } : {}),
+    ...(!options.permissionModeGiven && agent.permissionMode !== undefined ? { permissionMode: agent.permissionMode, permissionModeGiven: true } : {}),
   };
 }

@@ -11,7 +11,8 @@
  *
  * as Claude Code orders them (`--setting-sources` picks which of the first three are read).
  * Hooks and permission rules are concatenated in that order; `model` and each `env` variable
- * come from the highest source that sets them. Other top-level keys are allowed and ignored.
+ * come from the highest source that sets them, and so does `permissions.defaultMode` (unless
+ * that source may not choose it: see `NOT_FROM`). Other top-level keys are allowed and ignored.
  * rxagent's own files and the flag must be valid (a clear error); a `.claude/` file written
  * for Claude Code that rxagent cannot read is one warning naming the file, and the rest loads.
  */
@@ -24,6 +25,7 @@ import { ConfigurationError } from '../errors.js';
 import type { PermissionRuleStrings } from '../permissions/rules.js';
 import type { SandboxSettings } from '../sandbox/types.js';
 import { parseRule } from '../permissions/rules.js';
+import { PERMISSION_MODES } from '../permissions/modes.js';
 import { compileToolMatcher } from './matcher.js';
 import { HOOK_EVENTS, type HookEvent, type HookMatcherGroup, type HooksConfig } from './types.js';
 
@@ -40,6 +42,23 @@ const matcherGroupSchema = z.strictObject({
 
 const ruleListSchema = z.array(z.string()).optional();
 
+/** `permissions.defaultMode` values Claude Code accepts (`manual` = `default`; `auto` has no classifier here). */
+export const SETTINGS_DEFAULT_MODES = [...PERMISSION_MODES, 'manual', 'auto'] as const;
+export type SettingsDefaultMode = (typeof SETTINGS_DEFAULT_MODES)[number];
+
+/**
+ * Modes a repository must not choose for whoever runs in it, and the sources they are not taken
+ * from, as Claude Code filters them (the Agent SDK's `filterEscalatingDefaultMode` documents the
+ * rule): `bypassPermissions` and `auto` not from project or local files, `acceptEdits` not from
+ * the committed project files. When the file that decides the mode is such a source, the setting
+ * is dropped as a whole (a lower file's mode does not step in): the run starts in `default`.
+ */
+const NOT_FROM: Partial<Record<SettingsDefaultMode, ReadonlySet<SettingSourceName>>> = {
+  bypassPermissions: new Set(['project', 'local']),
+  auto: new Set(['project', 'local']),
+  acceptEdits: new Set(['project']),
+};
+
 /** Claude Code's `sandbox` keys that rxagent honours (others are allowed and ignored). */
 const sandboxSchema = z.looseObject({
   enabled: z.boolean().optional(),
@@ -51,7 +70,7 @@ export const settingsFileSchema = z.looseObject({
   sandbox: sandboxSchema.optional(),
   hooks: z.record(z.string(), z.array(matcherGroupSchema)).optional(),
   permissions: z
-    .looseObject({ allow: ruleListSchema, deny: ruleListSchema, ask: ruleListSchema })
+    .looseObject({ allow: ruleListSchema, deny: ruleListSchema, ask: ruleListSchema, defaultMode: z.enum(SETTINGS_DEFAULT_MODES).optional() })
     .optional(),
   model: z.string().min(1).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -70,6 +89,8 @@ export interface Settings {
   readonly files: readonly string[];
   /** The model the highest file names, if any (`--model` still wins). */
   readonly model?: string;
+  /** `permissions.defaultMode` of the highest file that sets one, and that file (`--permission-mode` still wins). */
+  readonly defaultMode?: { readonly mode: SettingsDefaultMode; readonly file: string; readonly source?: SettingSourceName };
   /** Environment variables for the session (a higher file wins per variable). */
   readonly env: Readonly<Record<string, string>>;
   /** Things worth telling the user that do not stop the run (e.g. an event we do not support). */
@@ -146,6 +167,7 @@ export function parseSettingsText(text: string, label: string): Settings {
     sandbox,
     files: [file],
     ...(parsed.data.model === undefined ? {} : { model: parsed.data.model }),
+    ...(permissions.defaultMode === undefined ? {} : { defaultMode: { mode: permissions.defaultMode, file } }),
     env: parsed.data.env ?? {},
     warnings,
   };
@@ -169,6 +191,7 @@ export function mergeSettings(...all: ReadonlyArray<Settings | undefined>): Sett
     sandbox: Object.assign({}, ...present.map((s) => s.sandbox)) as SandboxSettings,
     files: present.flatMap((s) => s.files),
     ...pickModel(present),
+    ...pickDefaultMode(present),
     env: Object.assign({}, ...present.map((s) => s.env)) as Record<string, string>,
     warnings: present.flatMap((s) => s.warnings),
   };
@@ -177,6 +200,26 @@ export function mergeSettings(...all: ReadonlyArray<Settings | undefined>): Sett
 function pickModel(present: readonly Settings[]): { model?: string } {
   const model = [...present].reverse().find((s) => s.model !== undefined)?.model;
   return model === undefined ? {} : { model };
+}
+
+function pickDefaultMode(present: readonly Settings[]): Pick<Settings, 'defaultMode'> {
+  const defaultMode = [...present].reverse().find((s) => s.defaultMode !== undefined)?.defaultMode;
+  return defaultMode === undefined ? {} : { defaultMode };
+}
+
+/** Drops a `defaultMode` that comes from a source it may not come from, with a warning saying so. */
+function withTrustedDefaultMode(settings: Settings): Settings {
+  const chosen = settings.defaultMode;
+  if (!chosen?.source || !NOT_FROM[chosen.mode]?.has(chosen.source)) return settings;
+  const { defaultMode: _dropped, ...rest } = settings;
+  const where = chosen.source === 'project' ? 'project settings' : 'local settings';
+  return {
+    ...rest,
+    warnings: [
+      ...settings.warnings,
+      `${chosen.file}: permissions.defaultMode "${chosen.mode}" is not taken from ${where} (as in Claude Code); the run starts in default mode. Set it in ~/.claude/settings.json or --settings, or pass --permission-mode`,
+    ],
+  };
 }
 
 export interface LoadSettingsOptions {
@@ -204,7 +247,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   ];
   const seen = new Set<string>();
   const chosen = candidates.filter((c) => wanted.has(c.source) && !seen.has(c.file) && (seen.add(c.file), true));
-  const loaded = await Promise.all(chosen.map((c) => (c.claude ? readClaudeSettingsFile(c.file) : readSettingsFile(c.file, true))));
+  const loaded = await Promise.all(chosen.map(async (c) => withSource(await (c.claude ? readClaudeSettingsFile(c.file) : readSettingsFile(c.file, true)), c.source)));
   const flag = options.settingsFile;
   const explicit =
     flag === undefined
@@ -212,7 +255,11 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       : flag.trimStart().startsWith('{')
         ? parseSettingsText(flag, '--settings (inline JSON)')
         : await readSettingsFile(resolve(cwd, flag), false);
-  return mergeSettings(...loaded, explicit);
+  return withTrustedDefaultMode(mergeSettings(...loaded, explicit));
+}
+
+function withSource(settings: Settings | undefined, source: SettingSourceName): Settings | undefined {
+  return settings?.defaultMode ? { ...settings, defaultMode: { ...settings.defaultMode, source } } : settings;
 }
 
 /**
