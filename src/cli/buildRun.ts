@@ -64,6 +64,7 @@ import type { LoopEvent } from '../loop/types.js';
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { asMainAgent, pickMainAgent } from './mainAgent.js';
 import { withSettingsPermissionMode } from './settingsPermissionMode.js';
+import { LOCAL_COMMANDS } from './streamInput/localCommands.js';
 import { resumedAt, withoutPersistence } from './sessionViews.js';
 import { lineUuidsPath, recordLineUuids, recordOfLine } from './output/lineUuids.js';
 import { bashLimitsFromEnv } from './bashLimits.js';
@@ -96,6 +97,8 @@ export interface RunEnvironment {
   readonly traceparent?: string;
   /** Told when each hook starts and ends (`--include-hook-events` lines, the debug log). */
   readonly onHookEvent?: (event: HookLifecycleEvent) => void;
+  /** SessionStart's `source` when the session is the fresh one of a `/clear` (else startup/resume). */
+  readonly sessionStartSource?: 'clear';
 }
 
 export interface PreparedRun {
@@ -146,8 +149,11 @@ export interface PreparedRun {
   addSessionRules(behavior: 'allow' | 'deny' | 'ask', rules: readonly string[]): void;
   /** Each turn's events go through this: OpenTelemetry spans when telemetry is on, else nothing. */
   traceTurn(): MonoTypeOperatorFunction<LoopEvent>;
-  /** Releases the session lock and the client's sockets; stops every MCP server; exports buffered spans. */
-  close(): Promise<void>;
+  /**
+   * Releases the session lock and the client's sockets; stops every MCP server; exports buffered
+   * spans. SessionEnd hooks are told `reason` (default `other`). Once: later calls share the first.
+   */
+  close(reason?: 'clear'): Promise<void>;
 }
 
 function wholeNumberFrom(name: string, value: string | undefined): number | undefined {
@@ -397,7 +403,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         }
       : { maxDepth: 0 };
 
-    const started = await hooks.session.sessionStart(options.resume !== undefined || options.continue ? 'resume' : 'startup', model);
+    const started = await hooks.session.sessionStart(runEnv.sessionStartSource ?? (options.resume !== undefined || options.continue ? 'resume' : 'startup'), model);
     const governor = createContextGovernor({
       client,
       sessionDir,
@@ -414,6 +420,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
     });
 
     const openedClient = client;
+    let closing: Promise<void> | undefined;
     const run: PreparedRun = {
       sessionId,
       cwd,
@@ -496,13 +503,14 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         canUseTool = canUseToolIn(permissionMode);
       },
       traceTurn: () => telemetry.traceTurn(sessionId),
-      close: async () => {
-        await hooks.session.sessionEnd('other');
-        // The children's writers first: in a database they share the pool the session's close ends.
-        await childTranscripts.close();
-        await Promise.allSettled([closeSession(), openedClient.close(), mcpSession.close(), telemetry.shutdown()]);
-        sandbox.close();
-      },
+      close: (reason) =>
+        (closing ??= (async () => {
+          await hooks.session.sessionEnd(reason ?? 'other');
+          // The children's writers first: in a database they share the pool the session's close ends.
+          await childTranscripts.close();
+          await Promise.allSettled([closeSession(), openedClient.close(), mcpSession.close(), telemetry.shutdown()]);
+          sandbox.close();
+        })()),
     };
     return run;
   } catch (error) {
@@ -591,7 +599,8 @@ export function describeRun(run: PreparedRun): RunDescription {
     apiKeySource: run.apiKeySource,
     version: packageVersion(),
     agents: run.agents.map((a) => a.name),
-    slashCommands: run.slashCommands.map((c) => c.name),
+    // The built-ins a prompt may be (`/clear`, `/compact`), then the custom and MCP ones.
+    slashCommands: [...LOCAL_COMMANDS, ...run.slashCommands].map((c) => c.name),
     maxOutputTokens: run.maxOutputTokens,
     ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
     mcpServers: (run.mcpServers ?? []).map(({ name, status }) => ({ name, status })),

@@ -110,6 +110,20 @@ export const warningLineSchema = z.strictObject({
   message: z.string(),
 });
 
+/**
+ * `/clear`: the conversation was discarded; what follows belongs to `new_conversation_id` (the
+ * new session's id). `session_id` is the session that was cleared; `user_message_uuid` the
+ * host's uuid of the `/clear` message, when it gave one.
+ */
+export const conversationResetLineSchema = z.strictObject({
+  type: z.literal('conversation_reset'),
+  ...base,
+  new_conversation_id: z.string(),
+  trigger: z.literal('clear'),
+  user_message_uuid: z.string().optional(),
+  timestamp: z.string(),
+});
+
 /** `--include-hook-events` (SessionStart always): a hook began to run. */
 export const hookStartedLineSchema = z.strictObject({
   type: z.literal('system'),
@@ -189,6 +203,7 @@ export const outputLineSchema = z.union([
   compactBoundaryLineSchema,
   tombstoneLineSchema,
   warningLineSchema,
+  conversationResetLineSchema,
   hookStartedLineSchema,
   hookResponseLineSchema,
   resultLineSchema,

@@ -13,10 +13,12 @@ import type { LoopEvent, TerminalEvent } from '../loop/types.js';
 import type { CliOptions } from './args.js';
 import { describeRun, type PreparedRun } from './buildRun.js';
 import { internalErrorTerminal } from './output/internalTerminal.js';
-import { describeTerminal } from './output/resultLine.js';
 import { retryNotice } from './output/apiErrorText.js';
 import { initLine, type StreamJsonMapper } from './output/streamJson.js';
-import type { OutputLine } from './outputSchemas.js';
+import type { OutputLine, ResultLine } from './outputSchemas.js';
+import { startNothingToClearTurn } from './streamInput/clearTurn.js';
+import { startCompactTurn } from './streamInput/compactTurn.js';
+import { localCommandOf, type LocalCommand } from './streamInput/localCommands.js';
 
 export interface PrintIO {
   writeOut(text: string): void;
@@ -33,6 +35,8 @@ export async function runPrintMode(
   signal: AbortSignal,
   io: PrintIO,
 ): Promise<number> {
+  const local = localCommandOf(prompt);
+  if (local) return printLocalCommand(options, run, local, io);
   const emit = (line: OutputLine) => io.writeOut(JSON.stringify(line) + '\n');
   const streaming = options.outputFormat === 'stream-json';
   /** `--output-format json --verbose`: every line, printed at the end as one array. */
@@ -69,17 +73,42 @@ export async function runPrintMode(
     throw new Error('the agent loop ended without a terminal event');
   }
   if (terminal.messages) run.history = terminal.messages;
+  return printOutcome(options, resultLine, collected, io);
+}
+
+/**
+ * The end of a print-mode run: `json` prints the result (or with `--verbose` every line
+ * collected), `text` the answer; a failure's reason goes to stderr. Answers the exit status.
+ */
+function printOutcome(options: CliOptions, resultLine: ResultLine, collected: readonly OutputLine[] | undefined, io: PrintIO): 0 | 1 {
   const code = resultLine.is_error ? 1 : 0;
   if (collected) io.writeOut(JSON.stringify(collected) + '\n');
-  else if (options.outputFormat === 'json') emit(resultLine);
+  else if (options.outputFormat === 'json') io.writeOut(JSON.stringify(resultLine) + '\n');
   if (options.outputFormat === 'text' && code === 0) {
     const text = resultLine.result ?? '';
     io.writeOut(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   }
   if (code !== 0) {
-    const failure = resultLine.errors?.[0] ?? describeTerminal(terminal);
+    const failure = resultLine.errors?.[0] ?? resultLine.result ?? resultLine.terminal_reason;
     // Claude Code's own line for API failures, unprefixed: scripts match `^API Error: <status>`.
     io.writeErr(failure.startsWith('API Error: ') ? `${failure}\n` : `rxagent: ${failure}\n`);
   }
   return code;
+}
+
+/**
+ * `-p "/compact [instructions]"` (with `--resume`/`--continue`: the session's conversation is
+ * compacted, as in stream-json) and `-p "/clear"` (a -p run has no conversation left to go on
+ * with, so nothing changes: an empty success). Neither is sent to the model as text.
+ */
+async function printLocalCommand(options: CliOptions, run: PreparedRun, command: LocalCommand, io: PrintIO): Promise<number> {
+  const lines: OutputLine[] = [];
+  const emit = (line: OutputLine) => {
+    lines.push(line);
+    if (options.outputFormat === 'stream-json') io.writeOut(JSON.stringify(line) + '\n');
+  };
+  await (command.name === 'compact' ? startCompactTurn({ run, instructions: command.instructions, emit }) : startNothingToClearTurn(run, emit)).done;
+  const resultLine = lines.findLast((l): l is ResultLine => l.type === 'result');
+  if (!resultLine) throw new Error(`/${command.name} ended without a result line`);
+  return printOutcome(options, resultLine, options.outputFormat === 'json' && options.verbose ? lines : undefined, io);
 }

@@ -1,7 +1,7 @@
 /**
  * The hook events around the session rather than one tool call or turn, with Claude Code's
  * inputs and meanings:
- * - `SessionStart` (source `startup` / `resume`): its `additionalContext` (or plain stdout) is
+ * - `SessionStart` (source `startup` / `resume` / `clear`): its `additionalContext` (or plain stdout) is
  *   context for the model;
  * - `SessionEnd` (reason): told the session is over; its answer changes nothing;
  * - `Notification`: told when rxagent needs the user (a permission question);
@@ -14,7 +14,7 @@ import type { PermissionAnswer } from '../permissions/createPermissionPolicy.js'
 import type { HookInvoker } from './invokeHooks.js';
 
 export interface SessionHookRunners {
-  sessionStart(source: 'startup' | 'resume', model: string): Promise<{ readonly additionalContext?: string }>;
+  sessionStart(source: 'startup' | 'resume' | 'clear', model: string): Promise<{ readonly additionalContext?: string }>;
   sessionEnd(reason: 'clear' | 'logout' | 'prompt_input_exit' | 'other'): Promise<void>;
   notification(message: string, notificationType: string): Promise<void>;
   permissionRequest(request: {

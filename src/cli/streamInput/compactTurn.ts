@@ -8,21 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TerminalEvent, TerminalReason } from '../../loop/types.js';
-import type { MessageParam } from '../../protocol/content.js';
 import { describeRun, type PreparedRun } from '../buildRun.js';
 import { CompactCancelled, compactRun } from '../interactive/compactNow.js';
 import { createStreamJsonMapper, initLine } from '../output/streamJson.js';
 import type { OutputLine } from '../outputSchemas.js';
 import type { RunningTurn } from './runTurn.js';
-
-const COMPACT = /^\/compact(?:\s+([\s\S]*))?$/;
-
-/** The instructions of a `/compact` message ('' for none), or undefined for any other message. */
-export function compactInstructionsOf(message: MessageParam): string | undefined {
-  const text = typeof message.content === 'string' ? message.content : message.content.length === 1 && message.content[0]?.type === 'text' ? message.content[0].text : undefined;
-  const match = text === undefined ? null : COMPACT.exec(text.trim());
-  return match ? (match[1] ?? '').trim() : undefined;
-}
+import { localTerminal } from './localCommands.js';
 
 export function startCompactTurn(options: { readonly run: PreparedRun; readonly instructions: string; readonly emit: (line: OutputLine) => void }): RunningTurn {
   const { run, emit, instructions } = options;
@@ -30,18 +21,7 @@ export function startCompactTurn(options: { readonly run: PreparedRun; readonly 
   const startedAt = Date.now();
   const mapper = createStreamJsonMapper(describeRun(run), { includePartialMessages: false, newUuid: randomUUID, now: Date.now });
   emit(initLine(describeRun(run), randomUUID()));
-  const terminal = (reason: TerminalReason, text: string, failed: boolean): TerminalEvent => ({
-    type: 'terminal',
-    reason,
-    turnCount: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
-    costUsd: 0,
-    durationMs: Date.now() - startedAt,
-    ...(failed ? { error: { kind: 'configuration' as const, message: text } } : { lastAssistantText: text }),
-    messages: run.history,
-    chainId: run.sessionId,
-    depth: 0,
-  });
+  const terminal = (reason: TerminalReason, text: string, failed: boolean) => localTerminal(run, startedAt, { reason, text, failed });
   const finish = (event: TerminalEvent): 0 | 1 => {
     const line = mapper.result(event);
     emit(line);

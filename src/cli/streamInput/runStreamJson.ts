@@ -29,7 +29,9 @@ import { initializeRequestSchema, optionsWithInitialize } from './initialize.js'
 import { parseInputLine, type InputLine } from './inputLines.js';
 import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
-import { compactInstructionsOf, startCompactTurn } from './compactTurn.js';
+import { startCompactTurn } from './compactTurn.js';
+import { startClearTurn } from './clearTurn.js';
+import { LOCAL_COMMANDS, localCommandOf } from './localCommands.js';
 
 export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
@@ -44,7 +46,7 @@ export interface StreamJsonIO {
 /** Builds the run from options and the session's extra environment (host hooks, host ask). */
 export type BuildStreamRun = (
   options: CliOptions,
-  extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial' | 'onElicitation'>,
+  extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial' | 'onElicitation' | 'sessionStartSource'>,
 ) => Promise<PreparedRun>;
 
 export async function runStreamJson(options: CliOptions, build: BuildStreamRun, io: StreamJsonIO): Promise<number> {
@@ -84,7 +86,11 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   const queue: Array<{ message: MessageParam; uuid: string | undefined }> = [];
   const hostHooks = init?.success && init.data.hooks ? hostHooksConfig(init.data.hooks, channel) : undefined;
   const stdio = options.permissionPromptTool === 'stdio';
-  const run = await build(init?.success ? optionsWithInitialize(options, init.data) : options, {
+  // What the host changed during the process: a /clear's fresh session keeps it (Claude Code's
+  // model, mode and "always allow" rules are the process's, not the conversation's).
+  const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }> } = { rules: [] };
+  const sessionOptions = init?.success ? optionsWithInitialize(options, init.data) : options;
+  const extra: Parameters<BuildStreamRun>[1] = {
     ...(hostHooks ? { extraHooks: hostHooks.hooks } : {}),
     ...(init?.success && init.data.sdkMcpServers?.length ? { extraMcpServers: sdkMcpServerConfigs(init.data.sdkMcpServers, channel) } : {}),
     interactive: stdio,
@@ -98,17 +104,34 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
             onInterrupt: () => current?.interrupt(),
             onPermissionUpdates: (updates) => {
               for (const u of updates) {
-                if (u.type === 'addRules' && u.rules && u.behavior) run.addSessionRules(u.behavior, u.rules.map(ruleText));
+                if (u.type !== 'addRules' || !u.rules || !u.behavior) continue;
+                const rules = u.rules.map(ruleText);
+                carried.rules.push({ behavior: u.behavior, rules });
+                run.addSessionRules(u.behavior, rules);
               }
             },
           }),
         }
       : {}),
-  });
+  };
+  let run = await build(sessionOptions, extra);
   runRef = run;
+  /** A /clear's new session: a new id, nothing resumed, and what the host changed carried over. */
+  const freshRun = async (): Promise<PreparedRun> => {
+    const next = await build(
+      { ...sessionOptions, sessionId: randomUUID(), resume: undefined, continue: false, forkSession: false, resumeSessionAt: undefined, permissionMode: run.permissionMode, permissionModeGiven: true },
+      { ...extra, sessionStartSource: 'clear' },
+    );
+    if ('model' in carried) next.setModel(carried.model);
+    if (carried.thinking !== undefined) next.setMaxThinkingTokens(carried.thinking);
+    for (const r of carried.rules) next.addSessionRules(r.behavior, r.rules);
+    return next;
+  };
+  const reopenRun = (sessionId: string, mode: PreparedRun['permissionMode']) =>
+    build({ ...sessionOptions, sessionId: undefined, resume: sessionId, continue: false, forkSession: false, resumeSessionAt: undefined, permissionMode: mode, permissionModeGiven: true }, extra);
   const controls: SessionControls = {
     initializeResponse: () => ({
-      commands: run.slashCommands.map((c) => ({ ...c })),
+      commands: [...LOCAL_COMMANDS, ...run.slashCommands].map((c) => ({ ...c })),
       agents: run.agents.map((a) => ({ ...a })),
       output_style: 'default',
       available_output_styles: ['default'],
@@ -123,8 +146,14 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       return queue.flatMap((q) => (q.uuid ? [q.uuid] : []));
     },
     setPermissionMode: (mode) => run.setPermissionMode(mode),
-    setModel: (model) => run.setModel(model),
-    setMaxThinkingTokens: (tokens) => run.setMaxThinkingTokens(tokens),
+    setModel: (model) => {
+      carried.model = model;
+      run.setModel(model);
+    },
+    setMaxThinkingTokens: (tokens) => {
+      carried.thinking = tokens;
+      run.setMaxThinkingTokens(tokens);
+    },
     mcpStatus: () => (run.mcpServers ?? []).map((s) => ({ name: s.name, status: s.status, ...(s.serverInfo ? { serverInfo: s.serverInfo } : {}) })),
   };
   if (init && first?.kind === 'control_request') {
@@ -142,17 +171,32 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
         if (stdinEnded) resolve();
         return;
       }
-      const instructions = compactInstructionsOf(item.message);
-      const turn =
-        instructions !== undefined
-          ? startCompactTurn({ run, instructions, emit: send })
-          : startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send, ...(io.onEvent ? { onEvent: io.onEvent } : {}) });
+      const turn = startTurnFor(item);
       current = turn;
       void turn.done.then((code) => {
         lastCode = code;
         current = undefined;
         next();
       });
+    };
+    const startTurnFor = (item: (typeof queue)[number]): RunningTurn => {
+      const local = localCommandOf(item.message);
+      if (local?.name === 'compact') return startCompactTurn({ run, instructions: local.instructions, emit: send });
+      if (local?.name === 'clear') {
+        const cleared = run;
+        return startClearTurn({
+          run: cleared,
+          fresh: freshRun,
+          reopen: () => reopenRun(cleared.sessionId, cleared.permissionMode),
+          onRun: (next) => {
+            run = next;
+            runRef = next;
+          },
+          emit: send,
+          userMessageUuid: item.uuid,
+        });
+      }
+      return startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send, ...(io.onEvent ? { onEvent: io.onEvent } : {}) });
     };
     onEnd = next;
     const handle = (line: InputLine) => {
@@ -161,8 +205,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
           if (options.replayUserMessages) {
             send({ type: 'user', message: line.message, session_id: run.sessionId, uuid: line.uuid ?? randomUUID(), parent_tool_use_id: null, isReplay: true });
           }
-          // A /compact waits for the running turn: it compacts the conversation, it is not input to it.
-          if (current && queue.length === 0 && compactInstructionsOf(line.message) === undefined && current.submit(line.message)) return;
+          // A /compact or /clear waits for the running turn: it acts on the conversation, it is not input to it.
+          if (current && queue.length === 0 && localCommandOf(line.message) === undefined && current.submit(line.message)) return;
           queue.push({ message: line.message, uuid: line.uuid });
           return next();
         case 'control_request':
