@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { TerminalEvent, UsageTotals } from '../loop/types.js';
 import { defineTool } from '../tools/defineTool.js';
 import type { Tool, ToolYield } from '../tools/types.js';
+import { createChildTally, type AgentToolResult } from './agentToolResult.js';
 import { reportChild, type ChildReport, type StartedChild } from './childReports.js';
 import type { AgentDefinition } from './definitions.js';
 import { assertNever } from '../util/assertNever.js';
@@ -97,20 +98,27 @@ export function createAgentTool(launcher: SubagentLauncher, name = AGENT_TOOL_NA
             output: { status: 'launched', agentId, agentType: definition.name, description: input.description },
           });
         }
-        // Every child event is the call's progress; its outcome is the call's result, and a
-        // failed child an error result (runToolCall turns the thrown error into one).
-        return reportChild(launcher.foreground(definition, input, ctx.toolUseId, ctx.signal)).pipe(map(toToolYield));
+        // Every child event is the call's progress; its outcome is the call's result (with its
+        // structured form for programs), and a failed child an error result (runToolCall turns
+        // the thrown error into one).
+        const tally = createChildTally();
+        return reportChild(launcher.foreground(definition, input, ctx.toolUseId, ctx.signal)).pipe(
+          map((report) => {
+            if (report.type === 'event') tally.observe(report.data.event);
+            return toToolYield(report, (output) => tally.result(output, input.prompt));
+          }),
+        );
       }),
   });
 }
 
-function toToolYield(report: ChildReport): ToolYield<AgentToolOutput> {
+function toToolYield(report: ChildReport, structuredOf: (output: AgentToolOutput & { readonly status: 'completed' }) => AgentToolResult): ToolYield<AgentToolOutput> {
   switch (report.type) {
     case 'event':
       return { type: 'progress', data: report.data };
     case 'end':
       if (!report.outcome.ok) throw new Error(report.outcome.text);
-      return { type: 'outcome', output: report.outcome.output };
+      return { type: 'outcome', output: report.outcome.output, structured: structuredOf(report.outcome.output) };
     default:
       return assertNever(report);
   }

@@ -65,6 +65,15 @@ export function renderMcpResult(result: Pick<CallToolResult, 'content' | 'struct
   return typeof cut === 'string' ? `${cut}\n${note}` : [...cut, { type: 'text', text: note }];
 }
 
+/**
+ * The result as data for programs (stream-json's `tool_use_result`, the SDK's `McpOutput`): the
+ * server's `structuredContent` when it sent one, else its content as blocks, uncut (Claude Code
+ * prints content-only results as the block array).
+ */
+export function mcpStructuredResult(result: Pick<CallToolResult, 'content' | 'structuredContent'>): unknown {
+  return result.structuredContent ?? mcpContentToBlocks(result);
+}
+
 /** The text of an `isError` result, for the error tool_result. */
 export function errorTextOf(result: Pick<CallToolResult, 'content' | 'structuredContent'>): string {
   const text = mcpContentToBlocks(result)

@@ -17,7 +17,7 @@ import { Observable } from 'rxjs';
 import { RxAgentError } from '../errors.js';
 import { defineTool } from '../tools/defineTool.js';
 import type { Tool, ToolYield } from '../tools/types.js';
-import { errorTextOf, renderMcpResult } from './callResult.js';
+import { errorTextOf, mcpStructuredResult, renderMcpResult } from './callResult.js';
 import type { McpCaller } from './caller.js';
 import { compileInputSchema } from './inputSchema.js';
 import type { McpLimits } from './limits.js';
@@ -104,7 +104,7 @@ function callMcpTool(
             subscriber.error(new McpToolError(errorTextOf(result)));
             return;
           }
-          subscriber.next({ type: 'outcome', output: result });
+          subscriber.next({ type: 'outcome', output: result, structured: mcpStructuredResult(result) });
           subscriber.complete();
         },
         (error: unknown) => subscriber.error(error),

@@ -39,6 +39,7 @@ import { drive, settle } from './maybeAsync.js';
 import { closestToolNames, toRegistry, type ToolRegistry } from './registry.js';
 import { defaultRenderResult, limitResultSize } from './renderResult.js';
 import type { SharedContext, Tool, ToolCallContext, ToolEvent, ToolOutcome, ToolResultContent } from './types.js';
+import { ToolFailure } from './toolFailure.js';
 
 /** The steps of one call's pipeline (SPEC §4), as reported to a trace observer. */
 export type PipelineStep =
@@ -132,6 +133,8 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
     let stopContinuation: StopContinuation | undefined;
     let deferral: { readonly accepted: boolean; readonly reason?: string } | undefined;
     let inProgress = false;
+    /** The tool being called (for the structured result of a call stopped midway). */
+    let runningTool: Tool | undefined;
     let finished = false;
     let currentStep: PipelineStep = 'find_tool';
     let callSubscription: Subscription | undefined;
@@ -183,9 +186,9 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
       subscriber.complete();
     };
 
-    const fail = (step: PipelineStep, text: string): { ok: false } => {
+    const fail = (step: PipelineStep, text: string, structured?: unknown): { ok: false } => {
       trace(step, 'failed', text);
-      finish(errorResult(toolUseId, text));
+      finish(errorResult(toolUseId, text), undefined, structured);
       return { ok: false };
     };
 
@@ -203,7 +206,8 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
       if (finished) return;
       const step = currentStep;
       cutOff();
-      fail(step, inProgress ? cancelledText(name) : abortedBeforeStartText(name));
+      if (inProgress) fail(step, cancelledText(name), runningTool?.stoppedResult?.('interrupted'));
+      else fail(step, abortedBeforeStartText(name));
     };
 
     function* prepare(): Generator<unknown, Prepared, unknown> {
@@ -352,6 +356,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
     const call = (tool: Tool, input: unknown): void => {
       // 9. in progress
       inProgress = true;
+      runningTool = tool;
       trace('mark_in_progress', 'ok');
       subscriber.next({ type: 'tool_start', toolUseId, name, input });
       if (subscriber.closed) return;
@@ -362,7 +367,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
         timeoutSubscription = timer(timeoutMs, scheduler).subscribe(() => {
           if (finished) return;
           cutOff();
-          fail('call', timeoutText(name, timeoutMs));
+          fail('call', timeoutText(name, timeoutMs), tool.stoppedResult?.('timed_out'));
         });
       }
       let last: ToolOutcome<unknown> | undefined;
@@ -380,7 +385,7 @@ export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: 
           else last = isOutcome(item) ? item : { type: 'outcome', output: item };
         },
         error: (error: unknown) => {
-          if (!finished) fail('call', toolThrewText(name, error));
+          if (!finished) fail('call', toolThrewText(name, error), error instanceof ToolFailure ? error.structured : undefined);
         },
         complete: () => {
           if (finished) return;

@@ -91,6 +91,11 @@ export interface ToolSpec<I, O> {
   call(input: I, ctx: ToolCallContext): ToolCallReturn<O>;
   /** Output to tool_result content. Default: strings as they are, anything else as JSON. */
   readonly renderResult?: (output: O) => ToolResultContent;
+  /**
+   * The structured result (see `ToolOutcome.structured`) of a call the pipeline stopped while it
+   * ran: an interrupt, or the pipeline's timeout. Bash's says `interrupted: true`. Absent: none.
+   */
+  readonly stoppedResult?: (how: 'interrupted' | 'timed_out') => unknown;
 }
 
 /** A defined tool. `I`/`O` are erased to `unknown` where tools of many kinds are held together. */
@@ -111,7 +116,10 @@ export type ToolEvent =
       readonly result: ToolResultBlock;
       readonly endsTurn: boolean;
       readonly durationMs: number;
-      /** The tool's structured result (see `ToolOutcome.structured`); absent for errors and plain tools. */
+      /**
+       * The tool's structured result (see `ToolOutcome.structured`); on an error result only what
+       * a `ToolFailure` or the tool's `stoppedResult` gave. Absent for plain tools.
+       */
       readonly structured?: unknown;
       /** Returned by the tool; the scheduler merges it only for unsafe tools, in order. */
       readonly contextChange?: ContextChange;

@@ -26,3 +26,13 @@ export function strictDiagnostics(source: string): readonly ts.Diagnostic[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** tsc diagnostics of `<value> satisfies <sdk-tools type>` for each pair (the SDK does not export that file, so it is imported by path). */
+export function compileAgainstSdkTools(pairs: ReadonlyArray<readonly [string, unknown]>): string[] {
+  const types = [...new Set(pairs.map(([type]) => type))].join(', ');
+  const source = [
+    `import type { ${types} } from '../node_modules/@anthropic-ai/claude-agent-sdk/sdk-tools.js';`,
+    ...pairs.map(([type, value], i) => `export const value${i} = ${JSON.stringify(value)} satisfies ${type};`),
+  ].join('\n');
+  return strictDiagnostics(source).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}

@@ -118,3 +118,13 @@ export function promptsAfterResults(prompts: readonly string[]): { input: AsyncI
 }
 
 export const resultOf = (messages: readonly SDKMessage[]) => messages.filter((m): m is Extract<SDKMessage, { type: 'result' }> => m.type === 'result');
+
+/** tool_use_id -> the user message that carried its result. */
+export function resultsById(messages: readonly SDKMessage[]): Map<string, Extract<SDKMessage, { type: 'user' }>> {
+  const byId = new Map<string, Extract<SDKMessage, { type: 'user' }>>();
+  for (const m of messages) {
+    if (m.type !== 'user' || typeof m.message.content === 'string') continue;
+    for (const block of m.message.content) if (block.type === 'tool_result') byId.set(block.tool_use_id, m);
+  }
+  return byId;
+}

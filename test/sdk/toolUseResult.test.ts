@@ -7,12 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { makeSandbox } from '../cli/helpers.js';
-import { strictDiagnostics } from './compileSource.js';
-import { assertBuilt, removeSandboxes, resultOf, runQuery } from './helpers.js';
+import { compileAgainstSdkTools } from './compileSource.js';
+import { assertBuilt, removeSandboxes, resultOf, resultsById, runQuery } from './helpers.js';
 
 beforeAll(assertBuilt);
 afterAll(removeSandboxes);
@@ -21,16 +19,6 @@ type Call = { readonly type: 'tool_use'; readonly name: string; readonly input: 
 const calls = (...blocks: Call[]) => ({ kind: 'message' as const, blocks });
 /** The scripted server's ids: toolu_scripted_<response>_<block>. */
 const use = (name: string, input: Record<string, unknown>): Call => ({ type: 'tool_use', name, input });
-
-/** tool_use_id -> the user message that carried its result. */
-function resultsById(messages: readonly SDKMessage[]): Map<string, Extract<SDKMessage, { type: 'user' }>> {
-  const byId = new Map<string, Extract<SDKMessage, { type: 'user' }>>();
-  for (const m of messages) {
-    if (m.type !== 'user' || typeof m.message.content === 'string') continue;
-    for (const block of m.message.content) if (block.type === 'tool_result') byId.set(block.tool_use_id, m);
-  }
-  return byId;
-}
 
 /** The tool_result contents the model got, by tool_use_id, over all requests. */
 function sentResults(bodies: ReadonlyArray<{ messages: Array<{ content: unknown }> } | undefined>): Map<string, unknown> {
@@ -115,13 +103,3 @@ test('every built-in tool gives its structured result as tool_use_result; the mo
   const typeOf: Record<string, string> = { toolu_scripted_0_0: 'FileReadOutput', toolu_scripted_1_0: 'FileEditOutput', toolu_scripted_1_1: 'FileWriteOutput', toolu_scripted_2_0: 'FileWriteOutput', toolu_scripted_3_0: 'BashOutput', toolu_scripted_3_1: 'GlobOutput', toolu_scripted_3_2: 'GrepOutput', toolu_scripted_3_3: 'GrepOutput' };
   expect(compileAgainstSdkTools(Object.entries(typeOf).map(([id, type]) => [type, structured(id)] as const))).toEqual([]);
 }, 120_000);
-
-/** tsc diagnostics of `<value> satisfies <sdk-tools type>` for each pair (the SDK does not export that file, so it is imported by path). */
-function compileAgainstSdkTools(pairs: ReadonlyArray<readonly [string, unknown]>): string[] {
-  const types = [...new Set(pairs.map(([type]) => type))].join(', ');
-  const source = [
-    `import type { ${types} } from '../node_modules/@anthropic-ai/claude-agent-sdk/sdk-tools.js';`,
-    ...pairs.map(([type, value], i) => `export const value${i} = ${JSON.stringify(value)} satisfies ${type};`),
-  ].join('\n');
-  return strictDiagnostics(source).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-}

@@ -6,6 +6,7 @@ import type { ToolUseBlock } from '../../src/protocol/content.js';
 import { defineTool } from '../../src/tools/defineTool.js';
 import type { CanUseTool, ToolHooks } from '../../src/tools/hooks.js';
 import { runToolCall, type PipelineTraceEntry, type RunToolCallOptions } from '../../src/tools/runToolCall.js';
+import { ToolFailure } from '../../src/tools/toolFailure.js';
 import type { Tool, ToolEvent } from '../../src/tools/types.js';
 
 const use = (name: string, input: Record<string, unknown>, id = 'tu_1'): ToolUseBlock => ({ type: 'tool_use', id, name, input });
@@ -383,5 +384,34 @@ describe('runToolCall: a structured result beside the text', () => {
   it('failures and plain tools have none', async () => {
     expect((await run(use('Read', { path: 'a.txt' }), [echoTool()])).result).not.toHaveProperty('structured');
     expect((await run(use('Read', {}), [structuredTool()])).result).not.toHaveProperty('structured');
+  });
+
+  it("a ToolFailure's structured part rides on the error result; a plain Error's does not exist", async () => {
+    const failing = echoTool({ call: () => Promise.reject(new ToolFailure('exit 3', { code: 3 })) });
+    const { result, text } = await run(use('Read', { path: 'a' }), [failing]);
+    expect(result.result.is_error).toBe(true);
+    expect(text).toContain('exit 3');
+    expect(result.structured).toEqual({ code: 3 });
+    const plain = await run(use('Read', { path: 'a' }), [echoTool({ call: () => Promise.reject(new Error('exit 3')) })]);
+    expect(plain.result).not.toHaveProperty('structured');
+  });
+
+  it("a call the pipeline stops midway gets the tool's stoppedResult: its timeout, an outer abort; one stopped before it started gets none", async () => {
+    const stoppedResult = (how: 'interrupted' | 'timed_out') => ({ how });
+    const timedOut = await run(use('Read', { path: 'a' }), [echoTool({ timeoutMs: 30, stoppedResult, call: () => new Observable<never>(() => undefined) })]);
+    expect(timedOut.text).toMatch(/did not finish within 30 ms/);
+    expect(timedOut.result.structured).toEqual({ how: 'timed_out' });
+
+    const controller = new AbortController();
+    const running = echoTool({ stoppedResult, call: () => (queueMicrotask(() => controller.abort()), new Promise<string>(() => undefined)) });
+    const interrupted = await run(use('Read', { path: 'a' }), [running], { signal: controller.signal });
+    expect(interrupted.text).toBe('The call to `Read` was cancelled before it finished.');
+    expect(interrupted.result.structured).toEqual({ how: 'interrupted' });
+
+    const before = new AbortController();
+    before.abort();
+    const notStarted = await run(use('Read', { path: 'a' }), [echoTool({ stoppedResult })], { signal: before.signal });
+    expect(notStarted.result.result.is_error).toBe(true);
+    expect(notStarted.result).not.toHaveProperty('structured');
   });
 });

@@ -62,6 +62,12 @@ export interface StreamJsonOptions {
   readonly structuredOutput?: () => StructuredOutputState | undefined;
   /** Shared by a run's mapper and its subagents' (the result counts the whole tree). */
   readonly modelUsage?: ReturnType<typeof createModelUsage>;
+  /**
+   * The structured result of a started call of `toolName` that an interrupt cut off (the tool's
+   * `stoppedResult`): the loop answers such a call with a synthetic result in the history, whose
+   * line then carries it as `tool_use_result` (Bash's `interrupted: true`).
+   */
+  readonly stoppedResult?: (toolName: string) => unknown;
   /** The uuids of the lines that showed a message of the run's transcript, once its record uuid is known (`--resume-session-at`). */
   readonly onMessageLines?: (recordUuid: string, lineUuids: readonly string[]) => void;
 }
@@ -132,6 +138,8 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
   let apiMs = 0;
   let stopReason: string | null = null;
   const printedToolResults = new Map<string, string>();
+  /** Calls that started and have no result line yet: tool_use_id -> tool name. */
+  const startedCalls = new Map<string, string>();
   /** Loop message uuid -> uuids of the lines that showed it (for tombstones). */
   const linesOfMessage = new Map<string, string[]>();
   const denials: PermissionDenial[] = [];
@@ -266,10 +274,13 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
           ? [{ type: 'stream_event', session_id: sessionId, uuid: newUuid(), parent_tool_use_id: parentId, event: { type: 'message_stop' } }]
           : [];
       case 'tool_start':
+        startedCalls.set(event.toolUseId, event.name);
+        return [];
       case 'tool_progress':
         return [];
       case 'tool_result': {
         const uuid = newUuid();
+        startedCalls.delete(event.toolUseId);
         printedToolResults.set(event.toolUseId, uuid);
         return [userLine([event.result], uuid, toolUseResultOf(event))];
       }
@@ -287,6 +298,18 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
           }
         }
         const lines: OutputLine[] = [];
+        // A started call the interrupt cut off: its synthetic result gets a line of its own with the tool's stopped result.
+        for (const block of [...fresh]) {
+          const name = block.type === 'tool_result' ? startedCalls.get(block.tool_use_id) : undefined;
+          const stopped = name === undefined ? undefined : options.stoppedResult?.(name);
+          if (block.type !== 'tool_result' || stopped === undefined) continue;
+          const uuid = newUuid();
+          shown.push(uuid);
+          printedToolResults.set(block.tool_use_id, uuid);
+          startedCalls.delete(block.tool_use_id);
+          fresh.splice(fresh.indexOf(block), 1);
+          lines.push(userLine([block], uuid, stopped));
+        }
         if (fresh.length > 0) {
           const uuid = newUuid();
           shown.push(uuid);

@@ -41,6 +41,7 @@ export function startTurn(options: TurnOptions): RunningTurn {
     newUuid: randomUUID,
     now: Date.now,
     structuredOutput: () => run.structuredOutput(),
+    stoppedResult: (toolName) => run.tools.find((t) => t.name === toolName)?.stoppedResult?.('interrupted'),
     ...(run.recordLines ? { onMessageLines: run.recordLines } : {}),
   });
   emit(initLine(describeRun(run), randomUUID()));

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { accessFor } from '../../sandbox/createSandbox.js';
 import type { CommandSandbox } from '../../sandbox/types.js';
 import type { ToolSpec, ToolYield } from '../types.js';
+import { ToolFailure } from '../toolFailure.js';
 import { isReadOnlyBashCommand } from './bashReadOnly.js';
 import { type ProcessGroupResult, runProcessGroup } from './processGroup.js';
 import type { Workspace } from './workspace.js';
@@ -32,7 +33,7 @@ export const bashInputSchema = bashInputSchemaFor(BASH_DEFAULT_TIMEOUT_MS, BASH_
 export type BashInput = z.infer<typeof bashInputSchema>;
 
 /** A command that ran but failed (non-zero exit, signal, timeout); the message carries its output. */
-export class CommandFailed extends Error {
+export class CommandFailed extends ToolFailure {
   override readonly name = 'CommandFailed';
 }
 
@@ -104,18 +105,22 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
       // run$ is subscribed, so nothing is started.
       const cancelled$ = fromAbortSignal(ctx.signal).pipe(
         map((): never => {
-          throw new CommandFailed('The command was cancelled; its processes were stopped.');
+          throw new CommandFailed('The command was cancelled; its processes were stopped.', stoppedBashResult());
         }),
       );
       return race(cancelled$, run$);
     },
+    // Stopped by an interrupt or the pipeline's timer: what it printed is not known here.
+    stoppedResult: stoppedBashResult,
   };
 }
 
 /**
- * Bash's structured result, in Claude Code's shape (the SDK's `BashOutput`). Only a command that
- * exited 0 gets one (others are error results). stdout and stderr are read as one stream, so
- * everything is in `stdout`, as the model sees it.
+ * Bash's structured result, in Claude Code's shape (the SDK's `BashOutput`): a command that exited
+ * 0, and one that was stopped (its timeout, an interrupt) with `interrupted: true`, as Claude
+ * Code reports a stopped command. A non-zero exit has none: Claude Code's is an error
+ * (`tool_use_result` "Error: ..."). stdout and stderr are read as one stream, so everything is in
+ * `stdout`, as the model sees it.
  */
 export interface BashResult {
   readonly stdout: string;
@@ -125,8 +130,13 @@ export interface BashResult {
   readonly noOutputExpected: boolean;
 }
 
-function bashResultOf(result: ProcessGroupResult): BashResult {
-  return { stdout: result.output.replace(/\n$/, ''), stderr: '', interrupted: false, isImage: false, noOutputExpected: false };
+function bashResultOf(result: ProcessGroupResult, interrupted = false): BashResult {
+  return { stdout: result.output.replace(/\n$/, ''), stderr: '', interrupted, isImage: false, noOutputExpected: false };
+}
+
+/** A command stopped before its end whose output is not at hand (the process group was cut off). */
+function stoppedBashResult(): BashResult {
+  return { stdout: '', stderr: '', interrupted: true, isImage: false, noOutputExpected: false };
 }
 
 /** The text for a command that exited 0; anything else is thrown as `CommandFailed`. */
@@ -138,6 +148,7 @@ function describeSuccess(result: ProcessGroupResult, timeoutMs: number, maxTimeo
   if (result.timedOut) {
     throw new CommandFailed(
       `${text}\n[The command timed out after ${timeoutMs} ms and was stopped with everything it started. Pass a larger timeout (max ${maxTimeoutMs} ms) or run something shorter.]`.trimStart(),
+      bashResultOf(result, true),
     );
   }
   if (result.exitCode !== 0) {
