@@ -32,7 +32,6 @@ export type { MessagesClient } from './transport/types.js';
 
 /* Tools */
 export { defineTool } from './tools/defineTool.js';
-export { ToolFailure } from './tools/toolFailure.js';
 export type { Tool, ToolCallContext, ToolEvent, ToolResultContent, ToolSpec } from './tools/types.js';
 
 /* Errors */

@@ -18,6 +18,7 @@ export type { BashToolOptions } from '../tools/builtin/bash.js';
 export { classifyBashCommand, isReadOnlyBashCommand } from '../tools/builtin/bashReadOnly.js';
 export type { ReadOnlyVerdict } from '../tools/builtin/bashReadOnly.js';
 
+export { ToolFailure } from '../tools/toolFailure.js';
 export { runToolCall } from '../tools/runToolCall.js';
 export type { PipelineStep, PipelineTraceEntry, RunToolCallOptions } from '../tools/runToolCall.js';
 export { createToolRegistry } from '../tools/registry.js';
