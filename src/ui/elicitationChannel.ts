@@ -5,7 +5,8 @@
  * and waits for `answer(requestId, …)`. A question the server withdraws (or whose call ends)
  * settles as `cancel`, so nothing is left waiting.
  */
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { createQuestionChannel } from './questionChannel.js';
 import type { McpElicitation, McpElicitationAnswer } from '../mcp/elicitation.js';
 import type { ElicitationEvent } from './types.js';
 
@@ -20,38 +21,16 @@ export interface ElicitationChannel {
 }
 
 export function createElicitationChannel(options: { readonly idPrefix?: string } = {}): ElicitationChannel {
-  const prefix = options.idPrefix ?? 'elicit-';
-  const events$ = new Subject<ElicitationEvent>();
-  const waiting = new Map<string, (answer: McpElicitationAnswer) => void>();
-  let counter = 0;
-
-  const ask = (request: McpElicitation): Promise<McpElicitationAnswer> =>
-    new Promise((resolve) => {
-      const requestId = `${prefix}${++counter}`;
-      const onAbort = () => settle({ action: 'cancel' });
-      const settle = (answer: McpElicitationAnswer) => {
-        if (!waiting.delete(requestId)) return;
-        request.signal.removeEventListener('abort', onAbort);
-        events$.next({ type: 'elicitation_settled', requestId, action: answer.action });
-        resolve(answer);
-      };
-      waiting.set(requestId, settle);
-      if (request.signal.aborted) return onAbort();
-      request.signal.addEventListener('abort', onAbort, { once: true });
-      events$.next({ type: 'elicitation_request', requestId, server: request.server, message: request.message, fields: request.fields });
-    });
-
+  const questions = createQuestionChannel<McpElicitation, McpElicitationAnswer, McpElicitationAnswer['action'], ElicitationEvent>({
+    idPrefix: options.idPrefix ?? 'elicit-',
+    requested: (requestId, request) => ({ type: 'elicitation_request', requestId, server: request.server, message: request.message, fields: request.fields }),
+    settled: (requestId, action) => ({ type: 'elicitation_settled', requestId, action }),
+    aborted: () => [{ action: 'cancel' }, 'cancel'],
+  });
   return {
-    ask,
-    events$: events$.asObservable(),
-    answer(requestId, answer) {
-      const settle = waiting.get(requestId);
-      if (!settle) return false;
-      settle(answer);
-      return true;
-    },
-    cancelAll() {
-      for (const settle of [...waiting.values()]) settle({ action: 'cancel' });
-    },
+    ask: questions.ask,
+    events$: questions.events$,
+    answer: (requestId, answer) => questions.settle(requestId, answer, answer.action),
+    cancelAll: () => questions.settleAll({ action: 'cancel' }, 'cancel'),
   };
 }
