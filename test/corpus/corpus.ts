@@ -37,10 +37,15 @@ export { seededRandom } from '../../bench/harness.js';
 export function cutAtRandom(bytes: Uint8Array, count: number, random: () => number): Uint8Array[] {
   const points = new Set<number>();
   for (let i = 0; i < count && bytes.length > 1; i++) points.add(1 + Math.floor(random() * (bytes.length - 1)));
-  const sorted = [...points].sort((a, b) => a - b);
+  return cutAt(bytes, [...points]);
+}
+
+/** `bytes` cut at the given offsets (taken modulo `length + 1`, repeats ignored), in order. */
+export function cutAt(bytes: Uint8Array, offsets: readonly number[]): Uint8Array[] {
+  const points = [...new Set(offsets.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
   const chunks: Uint8Array[] = [];
   let previous = 0;
-  for (const point of sorted) {
+  for (const point of points) {
     chunks.push(bytes.subarray(previous, point));
     previous = point;
   }

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { matchDeltaLayout } from '../../src/protocol/deltaLayout.js';
 import { createStreamEventDecoder, type DecodeBatch } from '../../src/transport/streamEventDecoder.js';
-import { CORPUS_ABSENT_REASON, CORPUS_PRESENT, cutAtRandom, readCorpusFile, seededRandom, streamEntries } from '../corpus/corpus.js';
+import { CORPUS_ABSENT_REASON, CORPUS_PRESENT, cutAt, cutAtRandom, readCorpusFile, seededRandom, streamEntries } from '../corpus/corpus.js';
 
 const LAYOUTS = [
   ['text_delta', 'text'],
@@ -174,15 +174,7 @@ const streamArb = fc
     text += frame('message_stop', '{"type":"message_stop"}', false, crlf);
     if (afterStop && deltas[0] !== undefined) text += delta(deltas[0][0], false);
     const bytes = new TextEncoder().encode(text);
-    const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-    const chunks: Uint8Array[] = [];
-    let previous = 0;
-    for (const point of points) {
-      chunks.push(bytes.subarray(previous, point));
-      previous = point;
-    }
-    chunks.push(bytes.subarray(previous));
-    return chunks;
+    return cutAt(bytes, cuts);
   });
 
 describe('createStreamEventDecoder: fast deltas against the full parse', () => {

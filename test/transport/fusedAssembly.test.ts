@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
 import { DecodedSSE } from '../../operators/internal/decodedSSE.js';
-import { CORPUS_ABSENT_REASON, CORPUS_PRESENT, cutAtRandom, readCorpusFile, seededRandom, streamEntries } from '../corpus/corpus.js';
+import { CORPUS_ABSENT_REASON, CORPUS_PRESENT, cutAt, cutAtRandom, readCorpusFile, seededRandom, streamEntries } from '../corpus/corpus.js';
 import { messageStart } from './sseFixtures.js';
 
 interface Outcome {
@@ -65,15 +65,7 @@ const streamArb = fc
     // Half the streams are framed as a response (start … stop), so they get past the first event.
     const text = tidy ? frame('message_start', JSON.stringify(messageStart)) + events.join('') + frame('message_stop', '{"type":"message_stop"}') : events.join('');
     const bytes = new TextEncoder().encode(text);
-    const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-    const chunks: Uint8Array[] = [];
-    let previous = 0;
-    for (const point of points) {
-      chunks.push(bytes.subarray(previous, point));
-      previous = point;
-    }
-    chunks.push(bytes.subarray(previous));
-    return chunks;
+    return cutAt(bytes, cuts);
   });
 
 describe('decodeSSE + assembleBlocks in one stage', () => {
