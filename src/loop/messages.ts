@@ -89,13 +89,18 @@ export function replayable(message: AssistantMessage): MessageParam | undefined 
 }
 
 /** Thinking blocks are bound to the model that signed them: remove them before a model switch. */
-export function stripThinking(messages: readonly MessageParam[]): MessageParam[] {
-  return messages.map((m) => {
-    if (m.role !== 'assistant' || typeof m.content === 'string') return m;
-    const content = m.content.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking');
-    if (content.length === m.content.length) return m;
-    return { ...m, content: content.length > 0 ? content : [{ type: 'text', text: '(no visible content)' }] };
-  });
+export function stripThinking(messages: readonly MessageParam[]): readonly MessageParam[] {
+  return messages.map(withoutThinking);
+}
+
+/** The message without its thinking blocks; the same object when it has none (no garbage). */
+export function withoutThinking(message: MessageParam): MessageParam {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return message;
+  let thinking = false;
+  for (const block of message.content) if (isThinkingBlock(block as AssistantContentBlock)) thinking = true;
+  if (!thinking) return message;
+  const content = (message.content as AssistantContentBlock[]).filter((b) => !isThinkingBlock(b));
+  return { ...message, content: content.length > 0 ? content : [{ type: 'text', text: '(no visible content)' }] } as MessageParam;
 }
 
 /** Results in tool_use order; a tool_use with no result gets a synthetic error result. */
@@ -154,7 +159,7 @@ export function joinConsecutiveUsers(messages: readonly MessageParam[]): readonl
   for (let k = i; k < messages.length; k++) {
     const next = messages[k]!;
     if (next.role === 'user' && current.role === 'user') {
-      current = { ...current, content: [...blocksOf(current), ...blocksOf(next)] };
+      current = joinUsers(current, next);
     } else {
       out.push(current);
       current = next;
@@ -162,6 +167,11 @@ export function joinConsecutiveUsers(messages: readonly MessageParam[]): readonl
   }
   out.push(current);
   return out;
+}
+
+/** Two consecutive user messages as one (the API wants roles to alternate). */
+export function joinUsers(first: MessageParam, second: MessageParam): MessageParam {
+  return { ...first, content: [...blocksOf(first), ...blocksOf(second)] };
 }
 
 function blocksOf(message: MessageParam): Exclude<MessageParam['content'], string> {

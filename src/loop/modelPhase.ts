@@ -18,7 +18,7 @@ import { isOverloaded, isPromptTooLong } from './decideOnError.js';
 import { continueWith, eventOf, warningEvent, type EventSink, type IterationOutput } from './events.js';
 import { foldAttempt, isPassThrough, newAttempt, passThroughEvent, repeatVerdict, type Attempt, type FoldEnv, type FoldInput } from './foldAttempt.js';
 import type { IterationLog } from './iterationLog.js';
-import { joinConsecutiveUsers, stripThinking } from './messages.js';
+import { stripThinking } from './messages.js';
 import { boundaryRecord, governorInput, noticeEvents } from './preflight.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
 import { shapeRequest } from './shapeRequest.js';
@@ -88,7 +88,7 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
           allowDefer: ctx.options.interactive !== true,
         }),
       );
-    const response$ = callShaped(ctx, requestOf(ctx, tools, state, messages)).pipe(assembleBlocks());
+    const response$ = callShaped(ctx, tools, state, messages).pipe(assembleBlocks());
     // Without tools there is nothing to interleave (an empty scheduler passes the response on
     // as it is), so a response costs no stage for it.
     const withTools$: Observable<FoldInput> = tools.length === 0 ? response$ : response$.pipe(interleaveTools<AssemblyOutput, ToolEvent>(scheduler));
@@ -137,23 +137,26 @@ function withoutRepeats(start: LoopState['repeatedCall'], limit: number) {
     });
 }
 
-/** The request of one attempt: the run's fixed parts, the model and the history to send. */
-function requestOf(ctx: RunContext, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]) {
+/**
+ * One attempt's request, sent: the run's fixed parts, the model and the history, then cache
+ * breakpoints and beta headers (added last: the history itself never carries them).
+ */
+function callShaped(ctx: RunContext, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]) {
   const base = buildRequestBase(ctx.options, ctx.maxOutputTokens, tools);
-  return {
+  // A resumed history may end with a user message before the new prompt: joined. Thinking
+  // blocks go only into requests that enable thinking (SPEC §7); the history keeps them.
+  const history = ctx.sentHistory.prepare(messages, Boolean(base.thinking));
+  const request: MessagesRequest = {
     ...base,
     model: state.model,
     // The code-execution container of an earlier response: its files and state carry on.
     ...(state.container !== undefined ? { container: state.container } : {}),
-    // A resumed history may end with a user message before the new prompt: join them. Thinking
-    // blocks go only into requests that enable thinking (SPEC §7); the history keeps them.
-    messages: (base.thinking ? joinConsecutiveUsers(messages) : stripThinking(joinConsecutiveUsers(messages))) as MessageParam[],
+    messages: history.messages as MessageParam[],
   };
-}
-
-/** Cache breakpoints and beta headers, added last (the history itself never carries them). */
-function callShaped(ctx: RunContext, request: MessagesRequest) {
-  const { request: shaped, callOptions } = shapeRequest(request, { promptCaching: ctx.options.promptCaching !== false });
+  const { request: shaped, callOptions } = shapeRequest(request, {
+    promptCaching: ctx.options.promptCaching !== false,
+    messageBreakpoints: history.breakpoints,
+  });
   return callOptions === undefined ? ctx.callModel(shaped) : ctx.callModel(shaped, callOptions);
 }
 

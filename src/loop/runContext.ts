@@ -22,6 +22,7 @@ import {
   type ToolSchedulerFactory,
 } from './options.js';
 import { createRunInput, type RunInput } from './runInput.js';
+import { createSentHistory, type SentHistory } from './sentHistory.js';
 
 /** Why the run was aborted: by the caller's signal (interrupts are per iteration, see `interrupt$`). */
 export type AbortCause = 'signal';
@@ -51,6 +52,8 @@ export interface RunContext {
   abortCause(): AbortCause | undefined;
   /** The input side (queue, interrupts); the one mutable part, owned by the run's callers. */
   readonly input: RunInput;
+  /** The history as requests send it, prepared incrementally (a cache: it decides nothing). */
+  readonly sentHistory: SentHistory;
   dispose(): void;
 }
 
@@ -127,6 +130,7 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
     abort$,
     abortCause: () => cause,
     input,
+    sentHistory: createSentHistory(),
     dispose: () => {
       options.signal?.removeEventListener('abort', onSignal);
       // Teardown (plain unsubscribe) aborts whatever still listens; no terminal can follow.

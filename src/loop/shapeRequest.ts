@@ -13,8 +13,12 @@ export interface ShapedRequest {
   readonly callOptions: StreamCallOptions | undefined;
 }
 
-export function shapeRequest(request: MessagesRequest, options: { readonly promptCaching: boolean }): ShapedRequest {
-  const shaped = options.promptCaching ? withCacheBreakpoints(request) : request;
+export function shapeRequest(
+  request: MessagesRequest,
+  options: { readonly promptCaching: boolean; readonly messageBreakpoints?: number },
+): ShapedRequest {
+  const known = options.messageBreakpoints === undefined ? undefined : { messageBreakpoints: options.messageBreakpoints };
+  const shaped = options.promptCaching ? withCacheBreakpoints(request, known) : request;
   const betas = betasFor(shaped);
   return { request: shaped, callOptions: betas.length === 0 ? undefined : { headers: { 'anthropic-beta': betas.join(',') } } };
 }

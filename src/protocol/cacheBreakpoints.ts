@@ -19,9 +19,14 @@ const EPHEMERAL = { type: 'ephemeral' } as const;
 /** Blocks the API lets carry `cache_control` (thinking blocks are cached with their turn, not marked). */
 const MARKABLE: ReadonlySet<string> = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'search_result', 'server_tool_use']);
 
-/** `request` with breakpoints on the last message, the tools and the system prompt, within the limit. */
-export function withCacheBreakpoints(request: MessagesRequest): MessagesRequest {
-  let room = MAX_CACHE_BREAKPOINTS - countBreakpoints(request);
+/**
+ * `request` with breakpoints on the last message, the tools and the system prompt, within the
+ * limit. `known.messageBreakpoints`, when the caller already counted the ones in the messages
+ * (the loop keeps that count as its history grows), spares a walk over the whole history.
+ */
+export function withCacheBreakpoints(request: MessagesRequest, known?: { readonly messageBreakpoints: number }): MessagesRequest {
+  const inMessages = known?.messageBreakpoints ?? request.messages.reduce((n, m) => n + messageBreakpoints(m), 0);
+  let room = MAX_CACHE_BREAKPOINTS - breakpointsOutsideMessages(request) - inMessages;
   if (room <= 0) return request;
   const out: MessagesRequest = { ...request };
   const messages = markLastMessage(request.messages);
@@ -63,7 +68,10 @@ function markLastMessage(messages: readonly MessageParam[]): MessageParam[] | un
     content = [...last.content];
     content[at] = { ...last.content[at]!, cache_control: EPHEMERAL } as ContentBlock;
   }
-  return [...messages.slice(0, -1), { ...last, content }];
+  // One copy of the history per request (it is long in a long run), not a slice and a spread.
+  const out = messages.slice();
+  out[out.length - 1] = { ...last, content } as MessageParam;
+  return out;
 }
 
 function findLastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
@@ -77,14 +85,27 @@ function hasBreakpoint(item: object): boolean {
 
 /** Breakpoints already in the request (system, tools, message blocks and blocks nested in tool results). */
 export function countBreakpoints(request: MessagesRequest): number {
+  return request.messages.reduce((n, m) => n + messageBreakpoints(m), breakpointsOutsideMessages(request));
+}
+
+/** Breakpoints in one message's blocks and in the blocks nested in its tool results. */
+export function messageBreakpoints(message: MessageParam): number {
+  if (!Array.isArray(message.content)) return 0;
   let count = 0;
-  const visit = (block: object): void => {
-    if (hasBreakpoint(block)) count++;
-    const nested = (block as { type?: unknown; content?: unknown }).content;
-    if ((block as { type?: unknown }).type === 'tool_result' && Array.isArray(nested)) for (const b of nested) visit(b as object);
-  };
-  if (Array.isArray(request.system)) for (const b of request.system) visit(b);
-  for (const tool of request.tools ?? []) visit(tool);
-  for (const message of request.messages) if (Array.isArray(message.content)) for (const b of message.content) visit(b);
+  for (const block of message.content) count += blockBreakpoints(block);
+  return count;
+}
+
+function breakpointsOutsideMessages(request: MessagesRequest): number {
+  let count = 0;
+  if (Array.isArray(request.system)) for (const b of request.system) count += blockBreakpoints(b);
+  for (const tool of request.tools ?? []) count += blockBreakpoints(tool);
+  return count;
+}
+
+function blockBreakpoints(block: object): number {
+  let count = hasBreakpoint(block) ? 1 : 0;
+  const nested = (block as { type?: unknown; content?: unknown }).content;
+  if ((block as { type?: unknown }).type === 'tool_result' && Array.isArray(nested)) for (const b of nested) count += blockBreakpoints(b as object);
   return count;
 }
