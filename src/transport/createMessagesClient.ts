@@ -35,7 +35,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
-import { createRequestBodySerializer } from './requestBody.js';
+import { createRequestBodySerializer, type RequestBody } from './requestBody.js';
 import { toolUseIdsOf } from './uniqueToolUseIds.js';
 import { idleTimeout } from '../../operators/idleTimeout.js';
 import { withDeadline } from '../../operators/withDeadline.js';
@@ -133,7 +133,7 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
   };
 
   /** One HTTP attempt, decoded, with its idle timeout. */
-  const attempt = (headers: Record<string, string>, body: Uint8Array, takenToolUseIds: ReadonlySet<string>): Observable<TransportOutput> => {
+  const attempt = (headers: Record<string, string>, body: RequestBody, takenToolUseIds: ReadonlySet<string>): Observable<TransportOutput> => {
     const bytes$ = fromMessagesResponse({
       dispatcher,
       origin: endpoint.origin,

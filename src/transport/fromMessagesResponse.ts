@@ -7,9 +7,11 @@
  * connect or a connection that drops mid-body becomes a `ConnectionError`.
  */
 import { Observable } from 'rxjs';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ApiError, ConnectionError } from '../errors.js';
 import { apiErrorFromHttpResponse, headerValue, quoteStart } from './apiErrorFromResponse.js';
+import type { RequestBody } from './requestBody.js';
 
 /** An error body longer than this is cut: its start says what went wrong. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -19,8 +21,8 @@ export interface MessagesHttpRequest {
   readonly origin: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** The JSON body, as text or already encoded. */
-  readonly body: string | Uint8Array;
+  /** The JSON body: text, encoded, or encoded in chunks (written in order, with their total as content-length). */
+  readonly body: string | Uint8Array | RequestBody;
   /** The clock for an HTTP-date `retry-after`. */
   readonly now: () => number;
 }
@@ -39,8 +41,7 @@ export function fromMessagesResponse(request: MessagesHttpRequest): Observable<U
         origin: request.origin,
         path: request.path,
         method: 'POST',
-        headers: request.headers,
-        body: request.body,
+        ...bodyOptions(request),
         signal: controller.signal,
         // The caller's idle timeout (on RxJS time) owns stalls; undici's own timers would race it.
         headersTimeout: 0,
@@ -84,6 +85,16 @@ export function fromMessagesResponse(request: MessagesHttpRequest): Observable<U
       if (!finished) controller.abort();
     };
   });
+}
+
+/** The body and headers undici gets: chunks go as an iterable (each written as it is, no join). */
+function bodyOptions(request: MessagesHttpRequest): Pick<Dispatcher.RequestOptions, 'headers' | 'body'> {
+  const body = request.body;
+  if (typeof body === 'string' || body instanceof Uint8Array) return { headers: request.headers, body };
+  if (body.chunks.length === 1) return { headers: request.headers, body: body.chunks[0]! };
+  // A length known up front: no chunked encoding, and undici checks the chunks add up to it.
+  // undici writes any iterable body (lib/core/request.js); its type declaration lists only streams.
+  return { headers: { ...request.headers, 'content-length': String(body.byteLength) }, body: body.chunks as unknown as Readable };
 }
 
 async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): unknown }): Promise<string> {

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRequestBodySerializer } from '../../src/transport/requestBody.js';
+import { bodyBytes, createRequestBodySerializer } from '../../src/transport/requestBody.js';
 import type { MessagesRequest } from '../../src/protocol/request.js';
 import type { MessageParam } from '../../src/protocol/content.js';
 
@@ -41,7 +41,7 @@ const requestArb = fc.record(
 describe('createRequestBodySerializer', () => {
   it('gives exactly JSON.stringify({ ...request, stream: true }), on first and repeated use', () => {
     const serializer = createRequestBodySerializer({ verify: false });
-    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    const serialize = (r: MessagesRequest) => bodyBytes(serializer(r)).toString('utf8');
     fc.assert(
       fc.property(requestArb, (request) => {
         const expected = full(request);
@@ -54,7 +54,7 @@ describe('createRequestBodySerializer', () => {
 
   it('keeps key order when `stream` sits in the middle, writes holes and functions in arrays as null', () => {
     const serializer = createRequestBodySerializer({ verify: false });
-    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    const serialize = (r: MessagesRequest) => bodyBytes(serializer(r)).toString('utf8');
     const messages = [{ role: 'user', content: 'a' }, , () => 1, undefined] as unknown as MessageParam[];
     const request = { model: 'm', stream: false, messages, drop: undefined, fn: () => 2 } as unknown as MessagesRequest;
     expect(serialize(request)).toBe(full(request));
@@ -63,7 +63,7 @@ describe('createRequestBodySerializer', () => {
 
   it('stringifies each history message once across a growing conversation', () => {
     const serializer = createRequestBodySerializer({ verify: false });
-    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    const serialize = (r: MessagesRequest) => bodyBytes(serializer(r)).toString('utf8');
     const calls = new Map<number, number>();
     /** A message whose toJSON counts how often JSON reads it (the answer is the same each time). */
     const counted = (n: number): MessageParam => {
@@ -87,12 +87,51 @@ describe('createRequestBodySerializer', () => {
 
   it('in verify mode, a message changed in place after it was sent fails loudly instead of sending stale JSON', () => {
     const serializer = createRequestBodySerializer({ verify: true });
-    const serialize = (r: MessagesRequest) => serializer(r).toString('utf8');
+    const serialize = (r: MessagesRequest) => bodyBytes(serializer(r)).toString('utf8');
     const block = { type: 'text' as const, text: 'before' };
     const message: MessageParam = { role: 'user', content: [block] };
     const request = { model: 'm', max_tokens: 1, messages: [message] } as MessagesRequest;
     expect(serialize(request)).toBe(full(request));
     block.text = 'after';
     expect(() => serialize(request)).toThrow(/changed in place/);
+  });
+
+  it('a conversation that grows, is cut, rewritten or forked: every body exact, and no later request changes an earlier body', () => {
+    const serializer = createRequestBodySerializer({ verify: false });
+    const msg = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 2000 })).map((text): MessageParam => ({ role: 'user', content: text }));
+    type Step = { t: 'grow'; add: MessageParam[] } | { t: 'cut'; keep: number } | { t: 'rewriteFrom'; at: number; with: MessageParam } | { t: 'fork' };
+    const stepArb: fc.Arbitrary<Step> = fc.oneof(
+      { weight: 6, arbitrary: fc.array(msg, { minLength: 1, maxLength: 3 }).map((add): Step => ({ t: 'grow', add })) },
+      { weight: 1, arbitrary: fc.nat(8).map((keep): Step => ({ t: 'cut', keep })) },
+      { weight: 1, arbitrary: fc.tuple(fc.nat(8), msg).map(([at, m]): Step => ({ t: 'rewriteFrom', at, with: m })) },
+      { weight: 1, arbitrary: fc.constant<Step>({ t: 'fork' }) },
+    );
+    fc.assert(
+      fc.property(fc.array(stepArb, { minLength: 1, maxLength: 30 }), (steps) => {
+        // Two conversations sharing their first message object: the fork keeps a copy of the old one going.
+        const first: MessageParam = { role: 'user', content: 'start' };
+        let history: MessageParam[] = [first];
+        let other: MessageParam[] | undefined;
+        const sent: { body: ReturnType<typeof serializer>; text: string }[] = [];
+        const send = (messages: MessageParam[]) => {
+          const request = { model: 'm', max_tokens: 1, messages: [...messages], tools: [{ name: 't', input_schema: {} }] } as unknown as MessagesRequest;
+          const body = serializer(request);
+          const text = bodyBytes(body).toString('utf8');
+          expect(text).toBe(full(request));
+          expect(body.byteLength).toBe(Buffer.byteLength(text));
+          sent.push({ body, text });
+        };
+        for (const step of steps) {
+          if (step.t === 'grow') history = [...history, ...step.add];
+          else if (step.t === 'cut') history = history.slice(0, Math.max(1, step.keep));
+          else if (step.t === 'rewriteFrom') history = [...history.slice(0, Math.max(1, step.at)), step.with];
+          else other = [...history];
+          send(history);
+          if (other !== undefined) send([...other, { role: 'assistant', content: 'fork' }]);
+        }
+        for (const { body, text } of sent) expect(bodyBytes(body).toString('utf8')).toBe(text);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
