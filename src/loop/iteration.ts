@@ -14,11 +14,11 @@
  * `t`, `r` above) are handed to `emit` in the same frames instead of travelling this chain
  * (one per stream event); the order the consumer sees is the one drawn.
  */
-import { catchError, concat, defer, EMPTY, from, ignoreElements, mergeMap, of, takeWhile, type Observable } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, mergeMap, of, takeWhile, type Observable } from 'rxjs';
 import type { TextBlock } from '../protocol/content.js';
 import type { Tool } from '../tools/types.js';
 import { decideAttempt } from './decideAttempt.js';
-import { earlyRecord } from './earlyRecord.js';
+import { awaitEarly, writingEarly } from './earlyWrites.js';
 import { terminal, type Decision } from './decision.js';
 import { isContinue, terminalOf, type Continue, type EventSink, type IterationOutput } from './events.js';
 import { finish, takesQueuedInput, withQueuedInput, type SettledDecision } from './finish.js';
@@ -29,7 +29,6 @@ import { preflight } from './preflight.js';
 import { resolveHooks } from './resolveHooks.js';
 import { toolsOfIteration } from './toolRefresh.js';
 import type { RunContext } from './runContext.js';
-import type { TranscriptSink } from './seams.js';
 import { TranscriptWriteFailure, writeRecords } from './transcriptWrites.js';
 
 /** `emit`: the loop's output, which the model phase's events go to directly (see `EventSink`). */
@@ -81,32 +80,6 @@ function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[], emit:
       catchError((error: unknown) => concat(unwritten(ctx, log, error), of(setupFailure(ctx, log, error)))),
     );
   });
-}
-
-/**
- * The model phase's sink, which also starts the write of a tool-use response's record the moment
- * the response is complete (earlyRecord.ts), while its tools run. Not awaited here: the event
- * goes on at once, and `awaitEarly` holds the decision until the write is done.
- */
-function writingEarly(ctx: RunContext, transcript: TranscriptSink, log: IterationLog, emit: EventSink): EventSink {
-  return (event) => {
-    const record = earlyRecord(log.latest.state, event, log.pending, ctx.now());
-    if (record) {
-      log.writtenEarly.add(record.uuid);
-      const write = (log.early ?? Promise.resolve()).then(() => transcript.append([record]));
-      log.early = write.catch((error: unknown) => {
-        throw new TranscriptWriteFailure(error);
-      });
-      // Handled: a run torn down before the decision never awaits it.
-      log.early.catch(() => undefined);
-    }
-    emit(event);
-  };
-}
-
-/** The early write done before the decision (so the iteration's own write comes after it); a failure ends the run as any transcript write failure does. */
-function awaitEarly(log: IterationLog): Observable<never> {
-  return defer(() => (log.early ? from(log.early) : EMPTY)).pipe(ignoreElements());
 }
 
 /** The decision with what happened to the run meanwhile: input queued at the end, an abort. */
