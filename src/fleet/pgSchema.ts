@@ -8,6 +8,7 @@
  * the database at read time.
  */
 import type pg from 'pg';
+import { withPoolClient } from './poolClient.js';
 
 /** The schema all tables live in. */
 export const SCHEMA = 'rxagent';
@@ -51,25 +52,24 @@ const MIGRATION_LOCK_KEY = 0x72786167;
 
 /** Creates or upgrades the schema; refuses a database written by a newer rxagent. */
 export async function migrate(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_version (version int NOT NULL)`);
-    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}.schema_version`);
-    const current = rows[0]?.version ?? 0;
-    if (current > SCHEMA_VERSION) {
-      throw new Error(`the database's rxagent schema is version ${current}, newer than this rxagent knows (${SCHEMA_VERSION}); upgrade rxagent`);
+  await withPoolClient(pool, async (client) => {
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_version (version int NOT NULL)`);
+      const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}.schema_version`);
+      const current = rows[0]?.version ?? 0;
+      if (current > SCHEMA_VERSION) {
+        throw new Error(`the database's rxagent schema is version ${current}, newer than this rxagent knows (${SCHEMA_VERSION}); upgrade rxagent`);
+      }
+      for (let version = current; version < SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version]!);
+      if (rows.length === 0) await client.query(`INSERT INTO ${SCHEMA}.schema_version (version) VALUES ($1)`, [SCHEMA_VERSION]);
+      else await client.query(`UPDATE ${SCHEMA}.schema_version SET version = $1`, [SCHEMA_VERSION]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    for (let version = current; version < SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version]!);
-    if (rows.length === 0) await client.query(`INSERT INTO ${SCHEMA}.schema_version (version) VALUES ($1)`, [SCHEMA_VERSION]);
-    else await client.query(`UPDATE ${SCHEMA}.schema_version SET version = $1`, [SCHEMA_VERSION]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

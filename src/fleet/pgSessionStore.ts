@@ -17,6 +17,7 @@ import { assertValidSessionId } from '../session/paths.js';
 import type { SessionRecord } from '../session/records.js';
 import type { OpenMode, SessionInfo, SessionStore, SessionTranscript, SessionWriter } from '../session/store.js';
 import { describeUrl, SessionLeaseHeldError, SessionStoreUnavailableError } from './errors.js';
+import { withPoolClient } from './poolClient.js';
 import { createWithLease, releaseLease, renewLease, takeLease, type LeaseClaim } from './pgLease.js';
 import { migrate, SCHEMA } from './pgSchema.js';
 import { serializeRecords } from './serializeRecords.js';
@@ -162,9 +163,17 @@ function createPgWriter(
 
   const write = async (bodies: string[]): Promise<void> => {
     if (failure) throw failure;
-    let client: pg.PoolClient | undefined;
     try {
-      client = await pool.connect();
+      await withPoolClient(pool, (client) => transaction(client, bodies));
+    } catch (error) {
+      if (error instanceof SessionWriteError) throw error;
+      // Unknown outcome (the connection died around COMMIT): the writer stops, as after a torn write.
+      throw fail(codeOf(error), error);
+    }
+  };
+
+  const transaction = async (client: pg.PoolClient, bodies: string[]): Promise<void> => {
+    try {
       await client.query('BEGIN');
       const { rows } = await client.query<{ lease_token: string | null }>(
         `SELECT lease_token FROM ${SCHEMA}.sessions WHERE session_id = $1 FOR UPDATE`,
@@ -183,12 +192,8 @@ function createPgWriter(
       );
       await client.query('COMMIT');
     } catch (error) {
-      if (error instanceof SessionWriteError) throw error;
-      await client?.query('ROLLBACK').catch(() => undefined);
-      // Unknown outcome (the connection died around COMMIT): the writer stops, as after a torn write.
-      throw fail(codeOf(error), error);
-    } finally {
-      client?.release();
+      if (!(error instanceof SessionWriteError)) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
   };
 
