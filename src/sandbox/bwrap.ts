@@ -8,11 +8,12 @@
  * auditable here. Its domain-filtering proxy has an equivalent of our own (networkProxy.ts).
  *
  * Each command gets: the host file system read-only; the workspace roots bound read-write (or
- * read-only, see `SandboxAccess`), with `.git`/`.rxagent`/`.claude` bound read-only over them;
- * a fresh tmpfs on /tmp (private, gone with the call); a fresh /proc of its own PID namespace, so
- * no host process (rxagent included) can be seen or its environ read; no network namespace
- * shared with the host unless allowed (`*`), or only rxagent's filtering proxy (allowedDomains); `--die-with-parent` and the PID namespace's init, so every
- * process it starts (setsid daemons included) dies when the call ends or is killed; and a
+ * read-only, see `SandboxAccess`), with `.git`/`.rxagent`/`.claude` read-only over them, those
+ * that do not exist yet included (placeholders.ts); a fresh tmpfs on /tmp (private, gone with the
+ * call); a fresh /proc of its own PID namespace, so no host process (rxagent included) can be seen
+ * or its environ read; a network namespace of its own, whose only way out is rxagent's filtering
+ * proxy when `allowedDomains` lists anything; `--die-with-parent` and the PID namespace's init, so
+ * every process it starts (setsid daemons included) dies when the call ends or is killed; and a
  * seccomp filter that refuses new Unix sockets (seccompFilter.ts), since a socket file on the
  * read-only host can still be connected to.
  */
@@ -20,7 +21,6 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { BRIDGE_LAUNCHER, proxyBwrapArgs } from './networkProxy.js';
-import { protectedEntriesOf } from './protectedDirs.js';
 import type { SandboxAccess } from './types.js';
 
 /** The first executable named `name` on PATH. */
@@ -42,30 +42,41 @@ export interface BwrapCommand {
   readonly bwrap: string;
   readonly bash: string;
   readonly roots: readonly string[];
-  readonly network: 'none' | 'host' | 'proxy';
-  /** With `network: 'proxy'`: the proxy's socket and the node that runs the bridge (networkProxy.ts). */
-  readonly proxy?: () => { readonly socketDir: string; readonly socketPath: string; readonly node: string };
+  /** `proxy`: rxagent's filtering proxy is the only way out (networkProxy.ts). */
+  readonly network: 'none' | 'proxy';
+  /** The node binary that runs the proxy bridge inside. */
+  readonly node: string;
   /** The Unix socket filter (seccompFilter.ts), read by bwrap from fd 3; undefined: none. */
   readonly seccomp?: Uint8Array;
 }
 
+/** What one call mounts over its roots' protected folders (placeholders.ts). */
+export interface ProtectedMounts {
+  /** Existing protected entries, bound read-only over themselves. */
+  readonly bindReadOnly: readonly string[];
+  /** Protected names that do not exist yet (or are our empty placeholders): an empty read-only tmpfs. */
+  readonly placeholders: readonly string[];
+}
+
+/** The fds the bwrap command line refers to: 3 the seccomp filter, 4 the bridge's channel, 5 bwrap's `--info-fd`. */
+export const SECCOMP_FD = 3;
+export const INFO_FD = 5;
+
 /** The bwrap argv (without the bwrap path itself) that runs `bash -c command` confined. */
-export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, access: SandboxAccess): string[] {
+export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, access: SandboxAccess, protectedMounts: ProtectedMounts): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   // Roots after the tmpfs: a workspace under /tmp must stay the real one, not the empty tmpfs.
   for (const root of config.roots) args.push(access.workspace === 'write' ? '--bind' : '--ro-bind', root, root);
-  if (access.protectedDirs === 'read') {
-    for (const root of config.roots) for (const entry of protectedEntriesOf(root)) args.push('--ro-bind', entry, entry);
-  }
-  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (config.network !== 'host') args.push('--unshare-net');
+  for (const entry of protectedMounts.bindReadOnly) args.push('--ro-bind', entry, entry);
+  // bwrap makes each mount point (an empty directory on the host) before mounting over it.
+  for (const path of protectedMounts.placeholders) args.push('--tmpfs', path, '--remount-ro', path);
+  if (protectedMounts.placeholders.length > 0) args.push('--info-fd', String(INFO_FD));
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-net');
   // --new-session: no TIOCSTI keystrokes into the user's terminal from inside.
   args.push('--die-with-parent', '--new-session', '--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
-  // Not with the proxy: its bridge inside must connect to rxagent's Unix socket (README says so).
-  if (config.seccomp !== undefined && config.network !== 'proxy') args.push('--seccomp', '3');
-  const proxy = config.network === 'proxy' ? config.proxy?.() : undefined;
-  // Through the proxy: the bridge starts first, then the command itself runs as `$0` of it.
-  if (proxy) args.push(...proxyBwrapArgs(proxy, proxy.node), '--', config.bash, '-c', BRIDGE_LAUNCHER, command);
+  if (config.seccomp !== undefined) args.push('--seccomp', String(SECCOMP_FD));
+  // Through the proxy: the bridge runs first, then the command itself runs as `$0` of the launcher.
+  if (config.network === 'proxy') args.push(...proxyBwrapArgs(config.node), '--', config.bash, '-c', BRIDGE_LAUNCHER, command);
   else args.push('--', config.bash, '-c', command);
   return args;
 }

@@ -3,10 +3,13 @@
  * none, with the reason (the user's `--no-sandbox` or `sandbox.enabled: false`, another platform,
  * no bwrap, no user namespaces). Never pretends: `status` says what commands really get.
  */
-import { bwrapArgs, findOnPath, probeBwrap } from './bwrap.js';
+import type { Readable } from 'node:stream';
+import { bwrapArgs, findOnPath, INFO_FD, probeBwrap, type ProtectedMounts } from './bwrap.js';
 import { startNetworkProxy, type NetworkProxy } from './networkProxy.js';
+import { placeholders } from './placeholders.js';
+import { protectedEntriesOf } from './protectedDirs.js';
 import { unixSocketFilter } from './seccompFilter.js';
-import type { CommandSandbox, SandboxAccess, SandboxSettings, SandboxStatus, SpawnPlan } from './types.js';
+import type { CommandSandbox, SandboxAccess, SandboxSettings, SandboxStatus, SpawnFd, SpawnPlan } from './types.js';
 
 export interface SandboxOptions {
   readonly platform: NodeJS.Platform | string;
@@ -48,19 +51,16 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
   if (failure !== undefined) return off(failure);
 
   const domains = options.settings?.network?.allowedDomains ?? [];
-  // `*` shares the host network; a narrower list gets rxagent's filtering proxy (networkProxy.ts),
-  // started at the first sandboxed command, so a run without one opens no socket.
-  const network = domains.includes('*') ? 'host' : domains.length > 0 ? 'proxy' : 'none';
+  // Any list, `*` included, goes through rxagent's filtering proxy (networkProxy.ts), started at
+  // the first sandboxed command, so a run without one opens nothing. The host network is never
+  // shared: `*` means public addresses, not the host's loopback services.
+  const network = domains.length > 0 ? 'proxy' : 'none';
   let proxy: NetworkProxy | undefined;
-  const proxyFor = () => {
-    proxy ??= startNetworkProxy(domains);
-    return { socketDir: proxy.socketDir, socketPath: proxy.socketPath, node: process.execPath };
-  };
   const excluded = new Set(options.settings?.excludedCommands ?? []);
   const status: SandboxStatus = network === 'proxy' ? { kind: 'bwrap', network, allowedDomains: domains } : { kind: 'bwrap', network };
   const seccomp = unixSocketFilter(options.arch ?? process.arch);
   if (seccomp === undefined) notes.push(`Unix sockets on this machine stay reachable from sandboxed commands: no seccomp filter is written for ${options.arch ?? process.arch}`);
-  const config = { bwrap, bash, roots: options.roots, network, proxy: proxyFor, ...(seccomp ? { seccomp } : {}) } as const;
+  const config = { bwrap, bash, roots: options.roots, network, node: process.execPath, ...(seccomp ? { seccomp } : {}) } as const;
   return {
     status,
     notes,
@@ -69,10 +69,56 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
       if (excluded.size > 0 && (options.commandNames?.(command) ?? []).some((name) => excluded.has(name))) {
         return { file: 'bash', args: ['-c', command], sandboxed: false };
       }
-      const args = bwrapArgs(config, command, cwd, access);
-      return { file: bwrap, args, sandboxed: true, ...(args.includes('--seccomp') && seccomp ? { fd3: seccomp } : {}) };
+      const mounts = protectedMountsFor(options.roots, access);
+      const args = bwrapArgs(config, command, cwd, access, mounts);
+      const holds = mounts.placeholders.length > 0;
+      const bridge = network === 'proxy' ? (proxy ??= startNetworkProxy(domains)) : undefined;
+      const fds: SpawnFd[] = [seccomp ? { kind: 'input', bytes: seccomp } : { kind: 'none' }];
+      if (bridge || holds) fds.push(bridge ? { kind: 'ipc' } : { kind: 'none' });
+      if (holds) fds.push({ kind: 'output' });
+      return {
+        file: bwrap,
+        args,
+        sandboxed: true,
+        fds,
+        started(child) {
+          const stopBridge = child && bridge ? bridge.adoptBridge(child) : undefined;
+          // Held from the spawn on (same tick: no other call's release can come between).
+          const hold = holds ? placeholders.take(mounts.placeholders) : undefined;
+          const init = child && hold ? readInitPid((child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined) : undefined;
+          return (end) => {
+            stopBridge?.();
+            hold?.release({ exitedNormally: !end.spawned || end.exitCode !== null, ...(init?.pid !== undefined ? { init: init.pid } : {}) });
+          };
+        },
+      };
     },
   };
+}
+
+/** The protected folders' mounts of one call (no placeholders when the roots are read-only or the mode may write there). */
+function protectedMountsFor(roots: readonly string[], access: SandboxAccess): ProtectedMounts {
+  if (access.protectedDirs === 'write') return { bindReadOnly: [], placeholders: [] };
+  const entries = roots.map(protectedEntriesOf);
+  const existing = entries.flatMap((entry) => entry.existing);
+  if (access.workspace === 'read') return { bindReadOnly: existing, placeholders: [] };
+  return placeholders.plan(existing, entries.flatMap((entry) => entry.missing));
+}
+
+/** bwrap's `--info-fd` JSON: `child-pid` is the host pid of the sandbox's init. */
+function readInitPid(info: Readable | null | undefined): { pid?: number } {
+  const found: { pid?: number } = {};
+  if (info == null) return found;
+  let text = '';
+  info.setEncoding('utf8');
+  info.on('error', () => {});
+  info.on('data', (chunk: string) => {
+    if (found.pid !== undefined || text.length > 4096) return;
+    text += chunk;
+    const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+    if (m) found.pid = Number(m[1]);
+  });
+  return found;
 }
 
 function unsandboxed(status: SandboxStatus, notes: string[]): CreatedSandbox {

@@ -1,40 +1,26 @@
 /**
  * `sandbox.network.allowedDomains` enforced: sandboxed commands have no network of their own (a
- * network namespace with only loopback); their one way out is an HTTP proxy that rxagent runs on a
- * Unix socket, which tunnels (`CONNECT host:port`) or forwards (`GET http://host/...`) only to the
- * allowed domains. Inside the sandbox a small bridge listens on 127.0.0.1 and passes connections
- * to that socket, and the proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, lower case
- * too) point there. This is what Claude Code's sandbox does; like it, only programs that honour
- * the proxy variables reach anything (curl, git, npm, pip do), and nothing else gets out at all.
+ * network namespace with only loopback); their one way out is an HTTP proxy in rxagent, which
+ * tunnels (`CONNECT host:port`) or forwards (`GET http://host/...`) only to allowed destinations
+ * (destinationCheck.ts: the domain rules, and no loopback/private address unless listed exactly).
+ * The proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, lower case too) point to
+ * 127.0.0.1:3128 inside the sandbox; like Claude Code's sandbox, only programs that honour them
+ * reach anything (curl, git, npm, pip do), and nothing else gets out at all.
  *
- * Domain rules follow Claude Code's: `example.com` is that host only, `*.example.com` its
- * subdomains (not the domain itself), `*` anything (then the host network is shared instead).
- * Names are compared case-insensitively without a trailing dot. The proxy resolves names on the
- * host: an allowed name that resolves to a loopback or private address is still reached (the
- * README says so).
+ * How the sandbox reaches the proxy without any Unix socket: before the command runs, a bridge
+ * (`node -e`, the same node binary) creates the listening TCP socket on 127.0.0.1:3128 inside the
+ * sandbox's network namespace and hands it to rxagent over a Node IPC channel (an inherited
+ * socketpair, fd 4), then exits. rxagent accepts on that socket itself, so every connection made
+ * inside the sandbox arrives straight at the proxy. The command never has the channel (the
+ * launcher closes fd 4 before it runs), needs no socket file, and the seccomp filter that refuses
+ * `socket(AF_UNIX)` applies to the bridge and the command alike.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { connect, Server as NetServer, type Socket } from 'node:net';
+import { resolveDestination } from './destinationCheck.js';
 
-/** Whether `host` is allowed by the rules (see the module comment). */
-export function domainAllowed(host: string, allowed: readonly string[]): boolean {
-  const name = normalizeHost(host);
-  if (name === '') return false;
-  return allowed.some((rule) => {
-    const r = normalizeHost(rule);
-    if (r === '*') return true;
-    if (r.startsWith('*.')) return name.endsWith(r.slice(1)) && name.length > r.length - 1;
-    return name === r;
-  });
-}
-
-function normalizeHost(host: string): string {
-  const h = host.trim().toLowerCase().replace(/\.$/, '');
-  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
-}
+export { domainAllowed } from './destinationCheck.js';
 
 /** `host:port` of a CONNECT target (IPv6 in brackets); undefined when malformed. */
 export function parseAuthority(authority: string): { host: string; port: number } | undefined {
@@ -46,49 +32,72 @@ export function parseAuthority(authority: string): { host: string; port: number 
 }
 
 export interface NetworkProxy {
-  /** The Unix socket the sandbox's bridge connects to. */
-  readonly socketPath: string;
-  /** The folder holding the socket (mounted into each sandbox). */
-  readonly socketDir: string;
-  /** Stops the proxy and removes its folder. */
+  /**
+   * Takes the listening socket the bridge of `child` sends (once), and serves its connections;
+   * returns the call that stops listening there (when the child is gone).
+   */
+  adoptBridge(child: ChildProcess): () => void;
+  /** Stops the proxy: open tunnels and bridge sockets are closed, later bridges refused. */
   close(): void;
 }
 
-/**
- * Starts the proxy for one run. The server does not keep the process alive (`unref`), and its
- * folder is removed on close and at exit. `onRefused` is told each refused destination.
- */
-export function startNetworkProxy(allowed: readonly string[], onRefused?: (host: string) => void): NetworkProxy {
-  const socketDir = mkdtempSync(join(tmpdir(), 'rxagent-net-'));
-  const socketPath = join(socketDir, 'proxy.sock');
-  const refuse = (host: string) => onRefused?.(host);
-  const server: Server = createServer((req, res) => forwardPlainHttp(req, res, allowed, refuse));
-  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => tunnel(req, client, head, allowed, refuse));
+/** The IPC message the bridge sends with its socket. */
+export const BRIDGE_MESSAGE = 'rxagent-proxy-bridge';
+
+/** Starts the proxy for one run. `onRefused` is told each refused destination. */
+export function startNetworkProxy(allowed: readonly string[], onRefused?: (host: string, reason: string) => void): NetworkProxy {
+  const refuse = (host: string, reason: string) => onRefused?.(host, reason);
+  const server: Server = createServer((req, res) => void forwardPlainHttp(req, res, allowed, refuse));
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => void tunnel(req, client, head, allowed, refuse));
   server.on('clientError', (_error, socket) => socket.destroy());
-  server.listen(socketPath);
-  server.unref();
-  const cleanup = () => rmSync(socketDir, { recursive: true, force: true });
-  process.once('exit', cleanup);
+  const listening = new Set<NetServer>();
+  let closed = false;
   return {
-    socketPath,
-    socketDir,
+    adoptBridge(child) {
+      let socket: NetServer | undefined;
+      child.once('message', (message: unknown, handle: unknown) => {
+        if (child.connected) child.disconnect(); // one message, then nothing more from inside
+        if (message !== BRIDGE_MESSAGE || !(handle instanceof NetServer) || closed) {
+          if (handle instanceof NetServer) handle.close();
+          return;
+        }
+        socket = handle;
+        listening.add(handle);
+        handle.unref();
+        handle.on('error', () => handle.close());
+        handle.on('connection', (connection: Socket) => server.emit('connection', connection));
+      });
+      return () => {
+        if (child.connected) child.disconnect();
+        if (socket) {
+          socket.close();
+          listening.delete(socket);
+        }
+      };
+    },
     close() {
+      closed = true;
+      for (const socket of listening) socket.close();
+      listening.clear();
       server.close();
-      process.off('exit', cleanup);
-      cleanup();
+      server.closeAllConnections();
     },
   };
 }
 
-function tunnel(req: IncomingMessage, client: Socket, head: Buffer, allowed: readonly string[], refuse: (host: string) => void): void {
+const FORBIDDEN = (reason: string) => `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nrxagent sandbox: ${reason}\n`;
+
+async function tunnel(req: IncomingMessage, client: Socket, head: Buffer, allowed: readonly string[], refuse: (host: string, reason: string) => void): Promise<void> {
   client.on('error', () => client.destroy());
   const target = parseAuthority(req.url ?? '');
-  if (!target || !domainAllowed(target.host, allowed)) {
-    refuse(target?.host ?? String(req.url));
-    client.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nrxagent sandbox: this host is not in sandbox.network.allowedDomains\n');
+  const destination = target ? await resolveDestination(target.host, allowed) : { ok: false as const, reason: 'a CONNECT target is host:port' };
+  if (!target || !destination.ok) {
+    const reason = destination.ok ? '' : destination.reason;
+    refuse(target?.host ?? String(req.url), reason);
+    client.end(FORBIDDEN(reason));
     return;
   }
-  const upstream = connect(target.port, target.host, () => {
+  const upstream = connect(target.port, destination.address, () => {
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);
@@ -100,7 +109,7 @@ function tunnel(req: IncomingMessage, client: Socket, head: Buffer, allowed: rea
   client.on('close', () => upstream.destroy());
 }
 
-function forwardPlainHttp(req: IncomingMessage, res: ServerResponse, allowed: readonly string[], refuse: (host: string) => void): void {
+async function forwardPlainHttp(req: IncomingMessage, res: ServerResponse, allowed: readonly string[], refuse: (host: string, reason: string) => void): Promise<void> {
   let url: URL;
   try {
     url = new URL(req.url ?? '');
@@ -108,13 +117,15 @@ function forwardPlainHttp(req: IncomingMessage, res: ServerResponse, allowed: re
     res.writeHead(400).end('rxagent sandbox: a proxy request needs an absolute http:// URL\n');
     return;
   }
-  if (url.protocol !== 'http:' || !domainAllowed(url.hostname, allowed)) {
-    refuse(url.hostname);
-    res.writeHead(403, { 'content-type': 'text/plain' }).end('rxagent sandbox: this host is not in sandbox.network.allowedDomains\n');
+  const destination = url.protocol === 'http:' ? await resolveDestination(url.hostname, allowed) : { ok: false as const, reason: 'only http:// is forwarded (use CONNECT for https)' };
+  if (!destination.ok) {
+    refuse(url.hostname, destination.reason);
+    res.writeHead(403, { 'content-type': 'text/plain' }).end(`rxagent sandbox: ${destination.reason}\n`);
     return;
   }
+  // To the checked address; the Host header (passed on) still names the site.
   const upstream = httpRequest(
-    { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 80, method: req.method, path: `${url.pathname}${url.search}`, headers: withoutHopHeaders(req.headers) },
+    { host: destination.address, port: url.port || 80, method: req.method, path: `${url.pathname}${url.search}`, headers: withoutHopHeaders(req.headers) },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -136,28 +147,27 @@ function withoutHopHeaders(headers: IncomingMessage['headers']): IncomingMessage
 
 /** The port the bridge listens on inside each sandbox (its own network namespace: always free). */
 export const BRIDGE_PORT = 3128;
+/** The bridge's IPC channel (processGroup puts `fds[1]` there). */
+export const BRIDGE_CHANNEL_FD = 4;
+
+/** The bridge, run by the sandbox's node: listens, hands the socket to rxagent, exits. */
+export const BRIDGE_SOURCE = `const s = require('node:net').createServer();
+s.on('error', () => process.exit(1));
+s.listen(${BRIDGE_PORT}, '127.0.0.1', () => process.send(${JSON.stringify(BRIDGE_MESSAGE)}, s, () => process.exit(0)));`;
 
 /**
- * The bridge, run by the sandbox's node: listens on 127.0.0.1:BRIDGE_PORT, passes each connection
- * to the proxy's socket, and says `ready` on stdout once listening (the command waits for it).
- */
-export const BRIDGE_SOURCE = `const net = require('node:net');
-const sock = process.env.RXAGENT_PROXY_SOCKET;
-net.createServer((c) => { const u = net.connect(sock); u.on('error', () => c.destroy()); c.on('error', () => u.destroy()); c.pipe(u).pipe(c); })
-  .listen(${BRIDGE_PORT}, '127.0.0.1', () => process.stdout.write('ready\\n'));`;
-
-/**
- * The shell line a sandboxed command runs under when the proxy is on: start the bridge, wait
- * until it listens (a FIFO read, no polling), then run the command itself (`$0`) in a fresh bash.
+ * The shell line a sandboxed command runs under when the proxy is on: run the bridge to its end
+ * (the socket is listening once it has), close the channel, then run the command itself (`$0`) in
+ * a fresh bash, so the command text is never spliced into this script.
  */
 export const BRIDGE_LAUNCHER =
-  'f=/tmp/.rxagent-proxy-ready; mkfifo "$f" && { "$RXAGENT_NODE" -e "$RXAGENT_PROXY_BRIDGE" >"$f" 2>/dev/null </dev/null & read -r _ <"$f"; }; rm -f "$f"; ' +
-  'unset RXAGENT_NODE RXAGENT_PROXY_BRIDGE RXAGENT_PROXY_SOCKET; exec "$BASH" -c "$0"';
+  `"$RXAGENT_NODE" -e "$RXAGENT_PROXY_BRIDGE" </dev/null >/dev/null 2>&1; exec ${BRIDGE_CHANNEL_FD}>&-; ` +
+  'unset RXAGENT_NODE RXAGENT_PROXY_BRIDGE NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec "$BASH" -c "$0"';
 
-/** What bwrap adds for the proxy: the socket's folder, the bridge, the proxy variables. */
-export function proxyBwrapArgs(proxy: Pick<NetworkProxy, 'socketDir' | 'socketPath'>, node: string): string[] {
+/** What bwrap adds for the proxy: the bridge and the proxy variables. */
+export function proxyBwrapArgs(node: string): string[] {
   const url = `http://127.0.0.1:${BRIDGE_PORT}`;
-  const args = ['--ro-bind', proxy.socketDir, proxy.socketDir, '--setenv', 'RXAGENT_PROXY_SOCKET', proxy.socketPath, '--setenv', 'RXAGENT_NODE', node, '--setenv', 'RXAGENT_PROXY_BRIDGE', BRIDGE_SOURCE];
+  const args = ['--setenv', 'RXAGENT_NODE', node, '--setenv', 'RXAGENT_PROXY_BRIDGE', BRIDGE_SOURCE];
   for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'https_proxy', 'http_proxy', 'all_proxy']) args.push('--setenv', name, url);
   args.push('--unsetenv', 'NO_PROXY', '--unsetenv', 'no_proxy');
   return args;

@@ -1,4 +1,5 @@
 /** What the OS sandbox around shell commands can promise, and how one command is to be confined. */
+import type { ChildProcess } from 'node:child_process';
 
 /** Whether a sandboxed command may write the workspace roots, and the protected folders in them. */
 export interface SandboxAccess {
@@ -12,8 +13,8 @@ export interface SandboxAccess {
 export type SandboxStatus =
   | {
       readonly kind: 'bwrap';
-      /** `none`: no network namespace shared with the host; `host`: the host's network. */
-      readonly network: 'none' | 'host';
+      /** `none`: a network namespace of its own with nothing but loopback. */
+      readonly network: 'none';
     }
   | {
       readonly kind: 'bwrap';
@@ -27,14 +28,35 @@ export type SandboxStatus =
       readonly reason: string;
     };
 
+/**
+ * A descriptor the child gets beyond stdin/stdout/stderr, from fd 3 up: bytes it reads (bwrap's
+ * `--seccomp 3`), a Node IPC channel (the proxy bridge hands its listening socket over it), a
+ * pipe it writes (bwrap's `--info-fd`), or nothing.
+ */
+export type SpawnFd = { readonly kind: 'input'; readonly bytes: Uint8Array } | { readonly kind: 'ipc' } | { readonly kind: 'output' } | { readonly kind: 'none' };
+
+/** How the spawned process ended, for {@link SpawnPlan.started}'s cleanup. */
+export interface SpawnEnd {
+  /** False when no process was started (the spawn threw, or the program could not be run). */
+  readonly spawned: boolean;
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
 /** The argv that runs `bash -c command` confined (or unconfined when the sandbox is off). */
 export interface SpawnPlan {
   readonly file: string;
   readonly args: readonly string[];
   /** False when this command runs without the sandbox (sandbox off, or an excluded command). */
   readonly sandboxed: boolean;
-  /** Bytes the child must find on its fd 3 (bwrap's `--seccomp 3`: the Unix socket filter). */
-  readonly fd3?: Uint8Array;
+  /** The child's fds 3, 4, … in order. */
+  readonly fds?: readonly SpawnFd[];
+  /**
+   * Called once right after the spawn with the child (its extra fds are `child.stdio[3…]`), or
+   * with undefined when the spawn threw; the call it returns runs once, when the process has
+   * exited or could not start (whatever became of the subscription).
+   */
+  readonly started?: (child: ChildProcess | undefined) => (end: SpawnEnd) => void;
 }
 
 /** Wraps shell commands of one run: built once at start from settings and the platform. */
@@ -59,9 +81,7 @@ export function describeSandbox(status: SandboxStatus): string {
   switch (status.network) {
     case 'none':
       return `${files}, no network`;
-    case 'host':
-      return `${files}, host network`;
     case 'proxy':
-      return `${files}, network only to ${status.allowedDomains.join(', ')} (through rxagent's proxy, for programs that use HTTPS_PROXY)`;
+      return `${files}, network only to ${status.allowedDomains.join(', ')} (through rxagent's proxy, for programs that use HTTPS_PROXY; loopback and private addresses only when listed exactly)`;
   }
 }

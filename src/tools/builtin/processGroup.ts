@@ -3,8 +3,8 @@
  * timeout or unsubscribe: SIGTERM first, SIGKILL after a grace period. Shared by the Bash tool
  * and command hooks. Cold: nothing starts before subscribe; unsubscribing kills the group.
  */
-import { spawn } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { Observable, timer } from 'rxjs';
 import type { SpawnPlan } from '../../sandbox/types.js';
 
@@ -106,17 +106,40 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
     let timedOut = false;
 
     const plan: SpawnPlan = options.spawnPlan ?? { file: 'bash', args: ['-c', options.command], sandboxed: false };
-    const child = spawn(plan.file, [...plan.args], {
-      cwd: options.cwd,
-      detached: true, // own process group, so the whole tree can be signalled at once
-      // fd 3 only when the plan has bytes for it (bwrap reads its seccomp filter there).
-      stdio: plan.fd3 === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
-      env: options.env ?? childEnvironment(),
+    const extraFds = plan.fds ?? [];
+    let child: ChildProcessByStdio<Writable, Readable, Readable>;
+    try {
+      child = spawn(plan.file, [...plan.args], {
+        cwd: options.cwd,
+        detached: true, // own process group, so the whole tree can be signalled at once
+        // fds 3… only as the plan asks (bwrap reads its seccomp filter there, the proxy bridge talks IPC).
+        stdio: ['pipe', 'pipe', 'pipe', ...extraFds.map((fd) => (fd.kind === 'ipc' ? 'ipc' : fd.kind === 'none' ? 'ignore' : 'pipe'))],
+        env: options.env ?? childEnvironment(),
+      }) as ChildProcessByStdio<Writable, Readable, Readable>; // fds 0-2 are always pipes
+    } catch (error) {
+      plan.started?.(undefined)({ spawned: false, exitCode: null, signal: null });
+      throw error;
+    }
+    extraFds.forEach((fd, i) => {
+      if (fd.kind !== 'input') return;
+      const pipe = child.stdio[3 + i] as Writable;
+      pipe.on('error', () => {}); // bwrap may fail before reading it: its exit code says why
+      pipe.end(fd.bytes);
     });
-    if (plan.fd3 !== undefined) {
-      const fd3 = child.stdio[3] as Writable;
-      fd3.on('error', () => {}); // bwrap may fail before reading it: its exit code says why
-      fd3.end(plan.fd3);
+    // The plan's cleanup runs when the process is gone, not at unsubscribe: a killed sandbox may
+    // still be tearing down then.
+    const ended = plan.started?.(child);
+    if (ended) {
+      let done = false;
+      const end = (spawned: boolean) => {
+        if (done) return;
+        done = true;
+        ended({ spawned, exitCode: child.exitCode, signal: child.signalCode });
+      };
+      child.once('exit', () => end(true));
+      child.once('error', () => {
+        if (child.pid === undefined) end(false); // never started; otherwise 'exit' follows
+      });
     }
     const pid = child.pid;
     if (pid !== undefined) liveGroups.add(pid);
