@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { runHook } from '../../src/hooks/runHook.js';
 import { createSandbox } from '../../src/sandbox/createSandbox.js';
-import { domainAllowed, parseAuthority } from '../../src/sandbox/networkProxy.js';
+import { BRIDGE_MESSAGE, domainAllowed, parseAuthority } from '../../src/sandbox/networkProxy.js';
 import { describeSandbox } from '../../src/sandbox/types.js';
 import { bashTool } from '../../src/tools/builtin/bash.js';
 import { createWorkspace, type Workspace } from '../../src/tools/builtin/workspace.js';
@@ -128,7 +128,7 @@ describe.runIf(haveSandbox)('Bash through the filtering proxy', () => {
     const { sandbox, run } = bashWith(['localhost']);
     expect(await run(`curl -sS http://localhost:${port}/before`)).toContain('served /before');
     sandbox.close();
-    // The call fails closed (bwrap cannot mount the removed socket folder), whatever it ran.
+    // The call fails closed (the bridge's socket is closed at once, connections are refused).
     const out = await run(`curl -sS http://localhost:${port}/after; echo "curl exit $?"`);
     expect(out).not.toContain('served /after');
     expect(out).not.toContain('curl exit 0');
@@ -139,7 +139,18 @@ describe.runIf(haveSandbox)('Bash through the filtering proxy', () => {
     const { run } = bashWith(['localhost']);
     await run(`curl -sS http://localhost:${port}/once`);
     expect(seen).toEqual(['/once']);
-    // The bridge is `node -e <source>`; its source names the socket variable.
-    expect(await survivorsOf('RXAGENT_PROXY_SOCKET')).toEqual([]);
+    // The bridge is `node -e <source>`; its source names the IPC message.
+    expect(await survivorsOf(BRIDGE_MESSAGE)).toEqual([]);
+  });
+
+  test('the command itself gets neither the bridge channel nor its variables', async () => {
+    const { run } = bashWith(['localhost']);
+    const out = await run(`curl -sS http://localhost:${port}/fds >/dev/null; ls /proc/self/fd | tr "\\n" " "; echo; env | grep -c -E "^(NODE_CHANNEL|RXAGENT_NODE|RXAGENT_PROXY)"`);
+    const [fds, vars] = out.trim().split('\n');
+    // No fd 4 (the channel) or 5 (bwrap's info); descriptors the test runner itself inherited may show.
+    expect(fds!.trim().split(' ')).not.toContain('4');
+    expect(fds!.trim().split(' ')).not.toContain('5');
+    expect(vars).toBe('0');
+    expect(seen).toEqual(['/fds']);
   });
 });

@@ -5,7 +5,7 @@
  * sockets; this is checked through the real command against a real server of the test's, and the
  * filter's program is run on a small classic-BPF interpreter for every architecture it covers.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -39,10 +39,17 @@ describe.runIf(haveSandbox).concurrent('a sandboxed command cannot connect to a 
     { mode: 'bypassPermissions', extra: [] as string[] },
     { mode: 'default', extra: ['--allowedTools', 'Bash'] },
     { mode: 'acceptEdits', extra: ['--allowedTools', 'Bash'] },
+    // Session 7: with the network proxy too (its bridge no longer needs a Unix socket).
+    { mode: 'bypassPermissions', extra: [], allowedDomains: ['*'] },
+    { mode: 'default', extra: ['--allowedTools', 'Bash'], allowedDomains: ['registry.npmjs.org'] },
   ];
-  for (const { mode, extra } of runs) {
-    test(`${mode}${extra.length ? ' with Bash allowed' : ''}`, async () => {
+  for (const { mode, extra, allowedDomains } of runs) {
+    test(`${mode}${extra.length ? ' with Bash allowed' : ''}${allowedDomains ? ` and allowedDomains ${JSON.stringify(allowedDomains)}` : ''}`, async () => {
       const box = makeSandbox({ 'notes.txt': 'keep\n' });
+      if (allowedDomains) {
+        mkdirSync(join(box.home, '.rxagent'), { recursive: true });
+        writeFileSync(join(box.home, '.rxagent', 'settings.json'), JSON.stringify({ sandbox: { network: { allowedDomains } } }));
+      }
       const socketPath = join(box.cwd, 'host.sock');
       const host = await hostSocket(socketPath);
       try {
