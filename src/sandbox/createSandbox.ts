@@ -84,11 +84,11 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
         started(child) {
           const stopBridge = child && bridge ? bridge.adoptBridge(child) : undefined;
           // Held from the spawn on (same tick: no other call's release can come between).
-          const hold = holds ? placeholders.take(mounts.placeholders) : undefined;
-          const init = child && hold ? readInitPid((child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined) : undefined;
+          const init = child && holds ? readInitPid((child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined) : undefined;
+          const hold = holds ? placeholders.take(mounts.placeholders, () => init?.pid) : undefined;
           return (end) => {
             stopBridge?.();
-            hold?.release({ exitedNormally: !end.spawned || end.exitCode !== null, ...(init?.pid !== undefined ? { init: init.pid } : {}) });
+            hold?.release({ exitedNormally: !end.spawned || end.exitCode !== null });
           };
         },
       };

@@ -15,25 +15,30 @@
  * detaches the mount in every other namespace, so removing it while a process of the call still
  * runs would let that process create the folder after all. A call whose namespace cannot be shown
  * gone (it was killed and its init still exists, or bwrap never reported it) keeps its placeholders
- * until a later check finds it gone; an empty directory left behind is the safe failure.
+ * until a later check finds it gone. When rxagent exits with calls still running (a signal, a
+ * closed stdout), it SIGKILLs each such call's init, waits (briefly, synchronously: nothing else
+ * runs at exit) until the init is gone, and only then removes the placeholders. An empty
+ * directory left behind (rxagent itself killed, or an init that would not go) is the safe failure.
  */
 import { rmdirSync } from 'node:fs';
+
+/** How one call ended, as far as its placeholders care. */
+export interface CallEnd {
+  /** bwrap exited with a code: it does so only after its init, and with it the whole namespace, is gone. */
+  readonly exitedNormally: boolean;
+}
 
 /** One call's hold on its placeholders. */
 export interface PlaceholderHold {
   /** Paths to mount an empty read-only tmpfs on (missing now, or ours and in use by another call). */
   readonly paths: readonly string[];
-  /**
-   * The call's processes may be gone: `init` is the host pid of the sandbox's init (bwrap's
-   * `--info-fd`), `exitedNormally` whether bwrap exited with a code (it does so only after its init
-   * and with it the whole namespace are gone).
-   */
-  release(ended: { readonly exitedNormally: boolean; readonly init?: number }): void;
+  release(ended: CallEnd): void;
 }
 
-interface Pending {
+interface Held {
   readonly paths: readonly string[];
-  readonly gone: () => boolean;
+  /** The host pid of the call's sandbox init (bwrap's `--info-fd`), once reported. */
+  readonly init: () => number | undefined;
 }
 
 /** Host pid `pid` no longer exists (a zombie still counts as existing: its namespace may still be dying). */
@@ -52,8 +57,10 @@ export interface PlaceholderRegistry {
    * placeholders, which get a placeholder mount again like the missing names.
    */
   plan(existing: readonly string[], missing: readonly string[]): { readonly bindReadOnly: readonly string[]; readonly placeholders: readonly string[] };
-  /** Holds `paths` for a call that has just been spawned (nothing is held for a plan never run). */
-  take(paths: readonly string[]): PlaceholderHold;
+  /** Holds `paths` for a call that has just been spawned; `init` reads its sandbox's init pid. */
+  take(paths: readonly string[], init?: () => number | undefined): PlaceholderHold;
+  /** For process exit: ends the inits of calls still held, waits up to `boundMs` for them, removes what is safe. */
+  shutdown(boundMs?: number): void;
   /** Paths this process made and has not removed yet (for tests and diagnostics). */
   outstanding(): readonly string[];
 }
@@ -61,7 +68,9 @@ export interface PlaceholderRegistry {
 /** One registry per process: two runs (or `rxagent serve` sessions) on one workspace share placeholders. */
 export function createPlaceholderRegistry(remove: (path: string) => void = removeIfEmptyDir): PlaceholderRegistry {
   const users = new Map<string, number>();
-  const pending: Pending[] = [];
+  /** Calls still running, and calls that ended without proof that their namespace is gone. */
+  const running = new Set<Held>();
+  const pending = new Set<Held>();
 
   const drop = (paths: readonly string[]) => {
     for (const path of paths) {
@@ -73,12 +82,15 @@ export function createPlaceholderRegistry(remove: (path: string) => void = remov
       }
     }
   };
+  const initGone = (held: Held) => {
+    const init = held.init();
+    return init !== undefined && processGone(init);
+  };
   const settlePending = () => {
-    for (let i = pending.length - 1; i >= 0; i--) {
-      const entry = pending[i]!;
-      if (!entry.gone()) continue;
-      pending.splice(i, 1);
-      drop(entry.paths);
+    for (const held of pending) {
+      if (!initGone(held)) continue;
+      pending.delete(held);
+      drop(held.paths);
     }
   };
 
@@ -87,21 +99,38 @@ export function createPlaceholderRegistry(remove: (path: string) => void = remov
       settlePending();
       return { bindReadOnly: existing.filter((path) => !users.has(path)), placeholders: [...existing.filter((path) => users.has(path)), ...missing] };
     },
-    take(paths) {
+    take(paths, init = () => undefined) {
       for (const path of paths) users.set(path, (users.get(path) ?? 0) + 1);
-      let released = false;
+      const held: Held = { paths, init };
+      running.add(held);
       return {
         paths,
         release(ended) {
-          if (released) return;
-          released = true;
-          const init = ended.init;
+          if (!running.delete(held)) return; // once only
           if (ended.exitedNormally) drop(paths);
-          else if (init !== undefined) pending.push({ paths, gone: () => processGone(init) });
-          // else: nothing shows the namespace gone; the placeholders stay (an empty directory).
+          else pending.add(held);
           settlePending();
         },
       };
+    },
+    shutdown(boundMs = 1000) {
+      const waiting = [...running, ...pending].filter((held) => held.init() !== undefined);
+      for (const held of waiting) {
+        try {
+          process.kill(held.init()!, 'SIGKILL'); // the namespace's init: everything in it dies with it
+        } catch {
+          // already gone
+        }
+      }
+      const deadline = Date.now() + boundMs;
+      const tick = new Int32Array(new SharedArrayBuffer(4));
+      while (waiting.some((held) => !initGone(held)) && Date.now() < deadline) Atomics.wait(tick, 0, 0, 5);
+      for (const held of waiting) {
+        if (!initGone(held)) continue;
+        running.delete(held);
+        pending.delete(held);
+        drop(held.paths);
+      }
     },
     outstanding: () => [...users.keys()],
   };
@@ -117,3 +146,4 @@ function removeIfEmptyDir(path: string): void {
 }
 
 export const placeholders = createPlaceholderRegistry();
+process.once('exit', () => placeholders.shutdown());

@@ -106,8 +106,8 @@ describe('the placeholder registry waits for a killed call to be gone', () => {
     const first = registry.plan([], ['/w/.git']);
     expect(first).toEqual({ bindReadOnly: [], placeholders: ['/w/.git'] });
     const init = spawn('sleep', ['600'], { stdio: 'ignore' }); // stands for the sandbox's init
-    const hold = registry.take(first.placeholders);
-    hold.release({ exitedNormally: false, init: init.pid! });
+    const hold = registry.take(first.placeholders, () => init.pid);
+    hold.release({ exitedNormally: false });
     expect(removed).toEqual([]);
     // Still held: a new call gets a placeholder mount again, not a plain read-only bind of it.
     expect(registry.plan(['/w/.git'], [])).toEqual({ bindReadOnly: [], placeholders: ['/w/.git'] });
@@ -116,6 +116,20 @@ describe('the placeholder registry waits for a killed call to be gone', () => {
     registry.plan([], []); // any later plan or release settles what is gone
     expect(removed).toEqual(['/w/.git']);
     expect(registry.outstanding()).toEqual([]);
+  });
+
+  test('at exit, the init of a call still running is killed first, and its placeholders go only once it is gone', () => {
+    const removed: string[] = [];
+    const registry = createPlaceholderRegistry((path) => removed.push(path));
+    // A real process in a session of its own, reaped by nobody but the kernel's rules: detached
+    // and unref'd, its exit is observed through kill(pid, 0) alone, as the registry does.
+    const init = spawn('sleep', ['600'], { stdio: 'ignore', detached: true });
+    init.unref();
+    registry.take(['/w/.claude'], () => init.pid);
+    registry.take(['/w/.rxagent']); // no init reported: never removed
+    registry.shutdown(10_000);
+    expect(removed).toEqual(['/w/.claude']);
+    expect(registry.outstanding()).toEqual(['/w/.rxagent']);
   });
 
   test('without a reported init it never removes them; a normal end removes at once; shared paths wait for the last user', () => {
