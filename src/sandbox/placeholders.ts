@@ -20,7 +20,7 @@
  * runs at exit) until the init is gone, and only then removes the placeholders. An empty
  * directory left behind (rxagent itself killed, or an init that would not go) is the safe failure.
  */
-import { rmdirSync } from 'node:fs';
+import { readFileSync, rmdirSync } from 'node:fs';
 
 /** How one call ended, as far as its placeholders care. */
 export interface CallEnd {
@@ -41,13 +41,24 @@ interface Held {
   readonly init: () => number | undefined;
 }
 
-/** Host pid `pid` no longer exists (a zombie still counts as existing: its namespace may still be dying). */
+/**
+ * The process `pid` has exited: gone, or a zombie. A zombie init is enough: the kernel makes a
+ * PID namespace's init a zombie only after every other process of the namespace has been killed
+ * and reaped (zap_pid_ns_processes), and zombies may stay unreaped for long where the host's pid 1
+ * does not reap (containers without an init).
+ */
 function processGone(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false; // cannot tell: keep waiting (the safe side)
   }
 }
 

@@ -7,8 +7,11 @@
  * Each step waits for its effect (the processes appearing, rxagent exiting), not for a clock.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSandbox } from '../../src/sandbox/createSandbox.js';
+import { BRIDGE_MESSAGE } from '../../src/sandbox/networkProxy.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { assertBuilt, CLI, makeSandbox, removeSandboxes } from '../cli/helpers.js';
@@ -22,9 +25,16 @@ type Way = 'normal' | 'SIGINT' | 'SIGTERM twice' | 'SIGHUP' | 'EPIPE';
 const WAYS: readonly Way[] = ['normal', 'SIGINT', 'SIGTERM twice', 'SIGHUP', 'EPIPE'];
 let counter = 0;
 
-async function endRunWhileToolRuns(way: Way, sandboxed: boolean): Promise<{ token: string; code: number | null; stderr: string }> {
+/**
+ * `guarded`: acceptEdits with Bash allowed and an allowedDomains list, so the call also has the
+ * proxy bridge's channel and placeholders for the missing .git/.claude/.rxagent (session 7).
+ */
+async function endRunWhileToolRuns(way: Way, sandboxed: boolean, guarded = false): Promise<{ token: string; code: number | null; stderr: string; cwd: string }> {
   const token = `1000.${process.pid}${++counter}`;
-  const daemons = sandboxed ? `setsid sleep ${token} > /dev/null 2>&1 < /dev/null & ` : '';
+  // setsid, nohup and a double fork (the daemon's parent exits at once): three ways to leave the group.
+  const daemons = sandboxed
+    ? `setsid sleep ${token} > /dev/null 2>&1 < /dev/null & nohup sleep ${token} > /dev/null 2>&1 < /dev/null & ( (sleep ${token} > /dev/null 2>&1 < /dev/null &) & ); `
+    : '';
   // For EPIPE the call must start while the response is still held open: only a read-only
   // (concurrency-safe) call starts at its block's end, so that case runs a plain `sleep`.
   const command =
@@ -33,7 +43,7 @@ async function endRunWhileToolRuns(way: Way, sandboxed: boolean): Promise<{ toke
       : way === 'EPIPE'
         ? `sleep ${token}`
         : `${daemons}sleep ${token} & (trap '' TERM; exec sleep ${token}) & wait`;
-  const expected = way === 'EPIPE' ? 1 : (sandboxed ? 1 : 0) + (way === 'normal' ? 1 : 2);
+  const expected = way === 'EPIPE' ? 1 : (sandboxed ? 3 : 0) + (way === 'normal' ? 1 : 2);
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const script: ScriptedResponse[] = [
@@ -48,10 +58,15 @@ async function endRunWhileToolRuns(way: Way, sandboxed: boolean): Promise<{ toke
   ];
   const server = await startScriptedServer({ script });
   const box = makeSandbox();
+  if (guarded) {
+    mkdirSync(join(box.home, '.rxagent'), { recursive: true });
+    writeFileSync(join(box.home, '.rxagent', 'settings.json'), JSON.stringify({ sandbox: { network: { allowedDomains: ['example.test'] } } }));
+  }
+  const mode = guarded ? ['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'] : ['--permission-mode', 'bypassPermissions'];
   try {
     const child = spawn(
       process.execPath,
-      [CLI, '-p', 'go', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', ...(sandboxed ? [] : ['--no-sandbox']), ...(way === 'EPIPE' ? ['--include-partial-messages'] : [])],
+      [CLI, '-p', 'go', '--output-format', 'stream-json', '--verbose', ...mode, ...(sandboxed ? [] : ['--no-sandbox']), ...(way === 'EPIPE' ? ['--include-partial-messages'] : [])],
       { cwd: box.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -78,7 +93,7 @@ async function endRunWhileToolRuns(way: Way, sandboxed: boolean): Promise<{ toke
         break;
     }
     const code = await exited;
-    return { token, code, stderr };
+    return { token, code, stderr, cwd: box.cwd };
   } finally {
     release();
     await server.close();
@@ -95,6 +110,19 @@ describe.runIf(haveSandbox)('sandboxed: nothing of the call survives rxagent', (
         expect(code).toBe(141);
         expect(stderr).toBe(''); // nothing more, not even an error
       }
+    }, 120_000);
+  }
+});
+
+describe.runIf(haveSandbox)('sandboxed with the proxy bridge and placeholders: nothing survives, nothing is left in the workspace', () => {
+  for (const way of WAYS) {
+    test.concurrent(way, async () => {
+      const { token, code, stderr, cwd } = await endRunWhileToolRuns(way, true, true);
+      expect(await survivorsOf(token)).toEqual([]);
+      expect(await survivorsOf(BRIDGE_MESSAGE)).toEqual([]);
+      if (way === 'normal') expect(code, stderr).toBe(0);
+      // The placeholders went with the call, whichever way rxagent ended.
+      expect(readdirSync(cwd).filter((name) => name.startsWith('.'))).toEqual([]);
     }, 120_000);
   }
 });

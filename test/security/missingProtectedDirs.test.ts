@@ -121,11 +121,10 @@ describe('the placeholder registry waits for a killed call to be gone', () => {
   test('at exit, the init of a call still running is killed first, and its placeholders go only once it is gone', () => {
     const removed: string[] = [];
     const registry = createPlaceholderRegistry((path) => removed.push(path));
-    // A real process in a session of its own, reaped by nobody but the kernel's rules: detached
-    // and unref'd, its exit is observed through kill(pid, 0) alone, as the registry does.
-    const init = spawn('sleep', ['600'], { stdio: 'ignore', detached: true });
-    init.unref();
-    registry.take(['/w/.claude'], () => init.pid);
+    // A real process that is not our child (as a sandbox's init is bwrap's): its parent shell
+    // exits at once, so the system reaps it, not our event loop (which the wait holds up).
+    const init = Number(execFileSync('sh', ['-c', 'sleep 600 >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' }).trim());
+    registry.take(['/w/.claude'], () => init);
     registry.take(['/w/.rxagent']); // no init reported: never removed
     registry.shutdown(10_000);
     expect(removed).toEqual(['/w/.claude']);
