@@ -3,6 +3,7 @@
  * none, with the reason (the user's `--no-sandbox` or `sandbox.enabled: false`, another platform,
  * no bwrap, no user namespaces). Never pretends: `status` says what commands really get.
  */
+import { accessSync, constants } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { bwrapArgs, findOnPath, INFO_FD, probeBwrap, type ProtectedMounts } from './bwrap.js';
 import { startNetworkProxy, type NetworkProxy } from './networkProxy.js';
@@ -102,7 +103,18 @@ function protectedMountsFor(roots: readonly string[], access: SandboxAccess): Pr
   const entries = roots.map(protectedEntriesOf);
   const existing = entries.flatMap((entry) => entry.existing);
   if (access.workspace === 'read') return { bindReadOnly: existing, placeholders: [] };
-  return placeholders.plan(existing, entries.flatMap((entry) => entry.missing));
+  // A root we cannot write (an --add-dir on a read-only mount) needs none, and bwrap could not make one there.
+  const missing = entries.flatMap((entry, i) => (writable(roots[i]!) ? entry.missing : []));
+  return placeholders.plan(existing, missing);
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** bwrap's `--info-fd` JSON: `child-pid` is the host pid of the sandbox's init. */
