@@ -146,8 +146,8 @@ Options:
   --betas <names...>                anthropic-beta headers to send
   -d, --debug                       Diagnostics on stderr (--debug-file <file>: to a file)
   --no-sandbox                      Run Bash and hook commands without the OS sandbox (bubblewrap)
-  --timeout <seconds>               End the run after this long (-p: default 3600; interactive: each
-                                    turn, off by default)
+  --timeout <seconds>               End the run after this long (-p: default 3600; interactive and
+                                    --input-format stream-json: each turn, off by default)
   -h, --help                        Show this help
   -v, --version                     Show the version
 

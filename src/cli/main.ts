@@ -9,8 +9,8 @@ import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { redact, RxAgentError } from '../errors.js';
 import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
-import { buildRun, describeRun, type PreparedRun, type RunEnvironment } from './buildRun.js';
-import { createStreamJsonMapper } from './output/streamJson.js';
+import { buildRun, type PreparedRun, type RunEnvironment } from './buildRun.js';
+import { createRunMapper } from './output/runMapper.js';
 import { runPrintMode } from './printMode.js';
 import { readStdin, StdinTooLarge } from './readStdin.js';
 import { packageVersion } from './version.js';
@@ -159,21 +159,12 @@ async function runPrint(options: CliOptions): Promise<number> {
   let deadlinePassed = false;
   const deadline = setTimeout(() => ((deadlinePassed = true), controller.abort()), deadlineMs);
   deadline.unref();
-  let mapperRef: ReturnType<typeof createStreamJsonMapper> | undefined;
+  let mapperRef: ReturnType<typeof createRunMapper> | undefined;
   let run: PreparedRun | undefined;
   try {
     run = await buildRun(options, printEnvironment(options, debug, { onDenial: (denial) => mapperRef?.recordDenial(denial) }));
-    const mapper = createStreamJsonMapper(
-      describeRun(run),
-      {
-        // Partial messages are a stream-json feature; other formats ignore the flag (as Claude Code does).
-        includePartialMessages: options.includePartialMessages && options.outputFormat === 'stream-json',
-        newUuid: randomUUID,
-        now: Date.now,
-        structuredOutput: () => run?.structuredOutput(),
-        ...(run.recordLines ? { onMessageLines: run.recordLines } : {}),
-      },
-    );
+    // Partial messages are a stream-json feature; other formats ignore the flag (as Claude Code does).
+    const mapper = createRunMapper(run, { includePartialMessages: options.includePartialMessages && options.outputFormat === 'stream-json' });
     mapperRef = mapper;
     const code = await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr, ...(debug ? { onEvent: debug.loopEvent } : {}) });
     if (deadlinePassed) writeErr(`rxagent: the run passed its deadline of ${deadlineMs / 1000} s (${options.timeoutMs === undefined ? 'the -p default; ' : ''}--timeout sets it)\n`);

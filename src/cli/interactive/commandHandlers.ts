@@ -97,7 +97,7 @@ export async function runBuiltin(name: BuiltinName, args: string, ctx: CommandCo
     case 'help':
       return say(ctx, helpText(ctx.custom));
     case 'clear':
-      await ctx.session.rebuild({ resume: undefined, continue: false, forkSession: false, sessionId: randomUUID() });
+      await ctx.session.rebuild({ resume: undefined, continue: false, forkSession: false, sessionId: randomUUID() }, { clear: true });
       ctx.session.contextTokens = 0;
       return say(ctx, ctx.paint('dim', `(new conversation, session ${ctx.session.run.sessionId}; the previous one stays available to /resume)`));
     case 'compact':

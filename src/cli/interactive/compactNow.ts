@@ -5,18 +5,25 @@
  * exchange, and a `manual` compact boundary goes into the transcript, so a resumed session
  * starts from the same compacted view.
  */
-import { fromEvent, lastValueFrom, takeUntil } from 'rxjs';
+import { fromEvent, lastValueFrom, takeUntil, tap } from 'rxjs';
 import { buildCompactedView, buildCompactionRequest, requestSummary } from '../../context/compact.js';
 import { COMPACT_SYSTEM_PROMPT } from '../../context/compactPrompt.js';
 import { modelLimits } from '../../context/models.js';
 import { CHARS_PER_TOKEN, contextThresholds, estimateMessagesTokens } from '../../context/tokens.js';
 import { isTurnStart } from '../../context/turns.js';
 import type { TranscriptSink } from '../../loop/seams.js';
-import type { MessageParam } from '../../protocol/content.js';
+import type { MessageParam, Usage } from '../../protocol/content.js';
 import type { MessagesClient } from '../../transport/types.js';
 
 export type CompactNowResult =
-  | { readonly type: 'compacted'; readonly messages: MessageParam[]; readonly preTokens: number; readonly postTokens: number }
+  | {
+      readonly type: 'compacted';
+      readonly messages: MessageParam[];
+      readonly preTokens: number;
+      readonly postTokens: number;
+      /** What the summary request used (the session's cost counts it). */
+      readonly usage: Usage;
+    }
   | { readonly type: 'too_short' };
 
 export interface CompactNowOptions {
@@ -67,8 +74,19 @@ export async function compactNow(options: CompactNowOptions): Promise<CompactNow
     maxTranscriptChars: Math.max(4_000, (thresholds.effectiveWindow - 2_000) * CHARS_PER_TOKEN),
     instructions,
   });
+  // The summary's usage, read off its stream (message_start, then message_delta's cumulative counts).
+  let usage: Usage = {};
+  const counted: MessagesClient = {
+    stream: (req, callOptions) =>
+      options.client.stream(req, callOptions).pipe(
+        tap((output) => {
+          if (output.type === 'message_start') usage = { ...output.message.usage };
+          else if (output.type === 'message_delta' && output.usage) usage = { ...usage, ...definedCounts(output.usage) };
+        }),
+      ),
+  };
   // Unsubscribing aborts the summary request (Esc while it runs).
-  const summary = await lastValueFrom(requestSummary(options.client, request).pipe(takeUntil(fromEvent(options.signal, 'abort'))), {
+  const summary = await lastValueFrom(requestSummary(counted, request).pipe(takeUntil(fromEvent(options.signal, 'abort'))), {
     defaultValue: undefined,
   });
   if (summary === undefined) throw new CompactCancelled();
@@ -85,7 +103,12 @@ export async function compactNow(options: CompactNowOptions): Promise<CompactNow
       messages: view,
     },
   ]);
-  return { type: 'compacted', messages: view, preTokens, postTokens };
+  return { type: 'compacted', messages: view, preTokens, postTokens, usage };
+}
+
+/** A delta's counts are cumulative; the ones it leaves out (or null) keep the start's. */
+function definedCounts(usage: Usage): Usage {
+  return Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== undefined && v !== null)) as Usage;
 }
 
 /** What `compactRun` needs of a prepared run (structurally `PreparedRun`). */

@@ -105,8 +105,9 @@ export async function runInteractive(
     : createPipedFrontEnd({ input: io.input, output: io.output, handlers });
   const view = frontEnd;
   const asker = createPermissionAsker({ frontEnd: view, match: { cwd, homeDir }, paint, answered: (id, at) => live.restart(id, at) });
-  const build = (opts: CliOptions) =>
+  const build = (opts: CliOptions, how?: { readonly sessionStartSource?: 'clear' }) =>
     buildRun(opts, {
+      ...how,
       env: process.env,
       cwd,
       homeDir,

@@ -16,11 +16,14 @@ export interface ViewSession {
   /** Tokens in the context after the last response (0 for a fresh conversation). */
   contextTokens: number;
   readonly startedAt: number;
-  /** Builds a new run from `change` applied to the current options. */
-  rebuild(change: Partial<CliOptions>): Promise<void>;
+  /**
+   * Builds a new run from `change` applied to the current options. `clear`: the switch is a
+   * `/clear` (SessionEnd reason and SessionStart source `clear`, as Claude Code reports them).
+   */
+  rebuild(change: Partial<CliOptions>, how?: { readonly clear?: boolean }): Promise<void>;
 }
 
-export type BuildRun = (options: CliOptions) => Promise<PreparedRun>;
+export type BuildRun = (options: CliOptions, how?: { readonly sessionStartSource?: 'clear' }) => Promise<PreparedRun>;
 
 /** Options that open the current session again (after a rebuild for another model or new rules). */
 export const sameSession = (run: PreparedRun): Partial<CliOptions> => ({ resume: run.sessionId, continue: false, forkSession: false, sessionId: undefined });
@@ -33,12 +36,12 @@ export function createViewSession(run: PreparedRun, options: CliOptions, build: 
     totals: NO_TOTALS,
     contextTokens: 0,
     startedAt: Date.now(),
-    async rebuild(change) {
+    async rebuild(change, how) {
       const next: CliOptions = { ...session.options, ...change };
       const previous = session.run;
-      await previous.close();
+      await (how?.clear ? previous.close('clear') : previous.close());
       try {
-        session.run = await build(next);
+        session.run = await build(next, how?.clear ? { sessionStartSource: 'clear' } : undefined);
         session.options = next;
       } catch (error) {
         session.run = await build({ ...session.options, ...sameSession(previous) });

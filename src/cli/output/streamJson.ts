@@ -60,8 +60,10 @@ export interface StreamJsonOptions {
   readonly parentToolUseId?: string;
   /** With `--json-schema`: the turn's structured answer when the result is built. */
   readonly structuredOutput?: () => StructuredOutputState | undefined;
-  /** Shared by a run's mapper and its subagents' (the result counts the whole tree). */
+  /** Shared by a run's mapper and its subagents' (the result counts the whole tree), and by a session's turns (a running total). */
   readonly modelUsage?: ReturnType<typeof createModelUsage>;
+  /** The cost of the session's earlier turns: `total_cost_usd` is the session's running total. */
+  readonly costBefore?: number;
   /**
    * The structured result of a started call of `toolName` that an interrupt cut off (the tool's
    * `stoppedResult`): the loop answers such a call with a synthetic result in the history, whose
@@ -223,7 +225,7 @@ export function createStreamJsonMapper(run: RunDescription, options: StreamJsonO
     return state ? { structuredOutput: state } : {};
   };
   const result = (terminal: TerminalEvent) =>
-    buildResultLine(terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials, modelUsage: modelUsage.snapshot(), ...structuredFact() });
+    buildResultLine(options.costBefore ? { ...terminal, costUsd: options.costBefore + terminal.costUsd } : terminal, { sessionId, uuid: newUuid(), stopReason, durationApiMs: apiMs, permissionDenials: denials, modelUsage: modelUsage.snapshot(), ...structuredFact() });
 
   const childLines = (event: LoopEvent): OutputLine[] | undefined => {
     let data = subagentEventOf(event);

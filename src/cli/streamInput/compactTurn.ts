@@ -7,21 +7,32 @@
  * A conversation of one exchange has nothing to compact: the result says so, still a success.
  */
 import { randomUUID } from 'node:crypto';
-import type { TerminalEvent, TerminalReason } from '../../loop/types.js';
+import type { TerminalEvent, TerminalReason, UsageTotals } from '../../loop/types.js';
 import { describeRun, type PreparedRun } from '../buildRun.js';
 import { CompactCancelled, compactRun } from '../interactive/compactNow.js';
-import { createStreamJsonMapper, initLine } from '../output/streamJson.js';
+import { initLine } from '../output/streamJson.js';
+import { chargeOutsideLoop, createRunMapper, createSessionTotals, type SessionTotals } from '../output/runMapper.js';
+import { addUsage, ZERO_USAGE } from '../../loop/pricing.js';
 import type { OutputLine } from '../outputSchemas.js';
 import type { RunningTurn } from './runTurn.js';
 import { localTerminal } from './localCommands.js';
 
-export function startCompactTurn(options: { readonly run: PreparedRun; readonly instructions: string; readonly emit: (line: OutputLine) => void }): RunningTurn {
+export function startCompactTurn(options: {
+  readonly run: PreparedRun;
+  readonly instructions: string;
+  readonly emit: (line: OutputLine) => void;
+  /** The session's running totals (a `-p "/compact"` has its own). */
+  readonly totals?: SessionTotals;
+}): RunningTurn {
   const { run, emit, instructions } = options;
+  const totals = options.totals ?? createSessionTotals(run.maxOutputTokens);
   const controller = new AbortController();
   const startedAt = Date.now();
-  const mapper = createStreamJsonMapper(describeRun(run), { includePartialMessages: false, newUuid: randomUUID, now: Date.now });
+  const mapper = createRunMapper(run, { includePartialMessages: false, totals });
   emit(initLine(describeRun(run), randomUUID()));
-  const terminal = (reason: TerminalReason, text: string, failed: boolean) => localTerminal(run, startedAt, { reason, text, failed });
+  /** The summary request's usage and cost: this turn's `usage`, and in the session's totals. */
+  let spent: { usage: UsageTotals; costUsd: number } | undefined;
+  const terminal = (reason: TerminalReason, text: string, failed: boolean) => localTerminal(run, startedAt, { reason, text, failed, ...spent });
   const finish = (event: TerminalEvent): 0 | 1 => {
     const line = mapper.result(event);
     emit(line);
@@ -33,6 +44,8 @@ export function startCompactTurn(options: { readonly run: PreparedRun; readonly 
       const result = await compactRun(run, instructions, { signal: controller.signal, chainId: run.sessionId });
       if (!result) return finish(terminal('turn_setup_failed', '/compact: this run has no model client or transcript to compact with', true));
       if (result.type === 'too_short') return finish(terminal('completed', 'Nothing to compact yet: the conversation is a single exchange.', false));
+      spent = { usage: addUsage(ZERO_USAGE, result.usage), costUsd: chargeOutsideLoop(totals, run.model, result.usage) };
+      totals.costUsd += spent.costUsd;
       for (const line of mapper.map({ type: 'compact_boundary', trigger: 'manual', preTokens: result.preTokens, postTokens: result.postTokens, chainId: run.sessionId, depth: 0 })) emit(line);
       return finish(terminal('completed', `Compacted: about ${result.preTokens} -> ${result.postTokens} tokens.`, false));
     } catch (error) {

@@ -28,6 +28,12 @@ export interface ControlChannelOptions {
 export interface ControlChannel {
   /** Sends `request` (with its `subtype`) and resolves with the host's success payload. */
   request(request: Record<string, unknown> & { subtype: string }, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * A request whose answer changes nothing (a SessionEnd callback): like `request` while stdin is
+   * open; once it has ended the host can still read the request and run its callback, but its
+   * answer cannot reach us, so the request is written and counts as answered (`{}`).
+   */
+  tell(request: Record<string, unknown> & { subtype: string }, signal?: AbortSignal): Promise<Record<string, unknown>>;
   /** Feeds a `control_response` line; false when no request waited for it. */
   receive(line: ControlResponseLine): boolean;
   /** stdin ended: every waiting request fails, and later ones fail at once. */
@@ -82,6 +88,11 @@ export function createControlChannel(options: ControlChannelOptions): ControlCha
 
   return {
     request,
+    tell(body, signal) {
+      if (closedReason === undefined) return request(body, signal);
+      options.send({ type: 'control_request', request_id: options.newRequestId(), request: body });
+      return Promise.resolve({});
+    },
     receive(line) {
       const entry = waiting.get(line.response.request_id);
       if (!entry) return false;

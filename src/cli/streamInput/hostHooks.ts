@@ -41,10 +41,9 @@ export function hostHooksConfig(registered: z.infer<typeof hostHooksSchema>, cha
         ...(m.timeout === undefined ? {} : { timeout: m.timeout }),
         callback: async (input, ctx) => {
           const toolUseId = (input as { tool_use_id?: unknown }).tool_use_id;
-          const answer = await channel.request(
-            { subtype: 'hook_callback', callback_id: id, input, ...(typeof toolUseId === 'string' ? { tool_use_id: toolUseId } : {}) },
-            ctx.signal,
-          );
+          const body = { subtype: 'hook_callback', callback_id: id, input, ...(typeof toolUseId === 'string' ? { tool_use_id: toolUseId } : {}) };
+          // SessionEnd fires when the host has closed stdin: it is told, without waiting for an answer that cannot come.
+          const answer = await (event === 'SessionEnd' ? channel.tell(body, ctx.signal) : channel.request(body, ctx.signal));
           return answer as HookJSONOutput;
         },
       })),

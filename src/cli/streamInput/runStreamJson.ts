@@ -29,6 +29,7 @@ import { initializeRequestSchema, optionsWithInitialize } from './initialize.js'
 import { parseInputLine, type InputLine } from './inputLines.js';
 import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
+import { createSessionTotals } from '../output/runMapper.js';
 import { startCompactTurn } from './compactTurn.js';
 import { startClearTurn } from './clearTurn.js';
 import { LOCAL_COMMANDS, localCommandOf } from './localCommands.js';
@@ -116,6 +117,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   };
   let run = await build(sessionOptions, extra);
   runRef = run;
+  /** The running totals of the session's result lines; a /clear starts new ones (as the SDK documents). */
+  let totals = createSessionTotals(run.maxOutputTokens);
   /** A /clear's new session: a new id, nothing resumed, and what the host changed carried over. */
   const freshRun = async (): Promise<PreparedRun> => {
     const next = await build(
@@ -162,6 +165,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     for (const event of hostHooks?.unsupported ?? []) warn(`hook event ${event} is not supported; the host's callbacks for it never fire`);
   }
 
+  const turnDeadlineMs = options.timeoutMs;
   let lastCode: 0 | 1 = 0;
   const finished = new Promise<void>((resolve) => {
     const next = () => {
@@ -181,7 +185,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     };
     const startTurnFor = (item: (typeof queue)[number]): RunningTurn => {
       const local = localCommandOf(item.message);
-      if (local?.name === 'compact') return startCompactTurn({ run, instructions: local.instructions, emit: send });
+      if (local?.name === 'compact') return startCompactTurn({ run, instructions: local.instructions, emit: send, totals });
       if (local?.name === 'clear') {
         const cleared = run;
         return startClearTurn({
@@ -189,6 +193,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
           fresh: freshRun,
           reopen: () => reopenRun(cleared.sessionId, cleared.permissionMode),
           onRun: (next) => {
+            if (next.sessionId !== cleared.sessionId) totals = createSessionTotals(next.maxOutputTokens);
             run = next;
             runRef = next;
           },
@@ -196,7 +201,16 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
           userMessageUuid: item.uuid,
         });
       }
-      return startTurn({ run, prompt: item.message, includePartialMessages: options.includePartialMessages, emit: send, ...(io.onEvent ? { onEvent: io.onEvent } : {}) });
+      return startTurn({
+        run,
+        prompt: item.message,
+        includePartialMessages: options.includePartialMessages,
+        emit: send,
+        totals,
+        ...(io.onEvent ? { onEvent: io.onEvent } : {}),
+        // --timeout bounds each turn here (one message, as one -p run), not the whole conversation.
+        ...(turnDeadlineMs === undefined ? {} : { deadlineMs: turnDeadlineMs, onDeadline: () => warn(`the turn passed its deadline of ${turnDeadlineMs / 1000} s (--timeout) and was interrupted`) }),
+      });
     };
     onEnd = next;
     const handle = (line: InputLine) => {

@@ -10,7 +10,8 @@ import { createAgentTreeRun } from '../../agents/createAgentTreeRun.js';
 import type { LoopEvent, TerminalEvent } from '../../loop/types.js';
 import type { MessageParam } from '../../protocol/content.js';
 import { describeRun, type PreparedRun } from '../buildRun.js';
-import { createStreamJsonMapper, initLine, type StreamJsonMapper } from '../output/streamJson.js';
+import { initLine, type StreamJsonMapper } from '../output/streamJson.js';
+import { createRunMapper, type SessionTotals } from '../output/runMapper.js';
 import { internalErrorTerminal } from '../output/internalTerminal.js';
 import type { OutputLine } from '../outputSchemas.js';
 
@@ -21,6 +22,11 @@ export interface TurnOptions {
   readonly emit: (line: OutputLine) => void;
   /** Sees every loop event (the debug log). */
   readonly onEvent?: (event: LoopEvent) => void;
+  /** The session's running totals: this turn's result includes the earlier turns', and adds its own. */
+  readonly totals?: SessionTotals;
+  /** The turn's deadline (`--timeout`): when it passes, the turn ends as an interrupt and `onDeadline` is told. */
+  readonly deadlineMs?: number;
+  readonly onDeadline?: () => void;
 }
 
 export interface RunningTurn {
@@ -36,14 +42,7 @@ export interface RunningTurn {
 export function startTurn(options: TurnOptions): RunningTurn {
   const { run, emit } = options;
   const controller = new AbortController();
-  const mapper = createStreamJsonMapper(describeRun(run), {
-    includePartialMessages: options.includePartialMessages,
-    newUuid: randomUUID,
-    now: Date.now,
-    structuredOutput: () => run.structuredOutput(),
-    stoppedResult: (toolName) => run.tools.find((t) => t.name === toolName)?.stoppedResult?.('interrupted'),
-    ...(run.recordLines ? { onMessageLines: run.recordLines } : {}),
-  });
+  const mapper = createRunMapper(run, { includePartialMessages: options.includePartialMessages, ...(options.totals ? { totals: options.totals } : {}) });
   emit(initLine(describeRun(run), randomUUID()));
   const agentRun = createAgentTreeRun(run.loopOptions(options.prompt, controller.signal));
   let terminal: TerminalEvent | undefined;
@@ -56,6 +55,7 @@ export function startTurn(options: TurnOptions): RunningTurn {
     if (event.type === 'terminal') {
       terminal = event;
       if (event.messages) run.history = event.messages;
+      if (options.totals) options.totals.costUsd += event.costUsd;
     }
     for (const line of mapper.map(event)) {
       if (line.type === 'result') failed = line.is_error;
@@ -77,10 +77,20 @@ export function startTurn(options: TurnOptions): RunningTurn {
     });
   });
 
+  const deadline =
+    options.deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          options.onDeadline?.();
+          controller.abort();
+        }, options.deadlineMs);
   return {
     submit: (message) => agentRun.submit(message).accepted,
     interrupt: () => controller.abort(),
     mapper,
-    done: done.finally(() => subscription?.unsubscribe()),
+    done: done.finally(() => {
+      clearTimeout(deadline);
+      subscription?.unsubscribe();
+    }),
   };
 }
