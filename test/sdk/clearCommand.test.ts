@@ -21,7 +21,14 @@ test('/clear between turns: a conversation_reset, a new session id, the next tur
   const sandbox = makeSandbox();
   const prompts = promptsAfterResults(['the number is 42', '/clear', 'what was the number?']);
   const hookInputs: Array<Record<string, unknown>> = [];
-  const record = async (input: unknown) => (hookInputs.push(input as Record<string, unknown>), {});
+  let lastEnd: () => void = () => {};
+  /** The SessionEnd at exit: the host's callback runs after the SDK closed stdin. */
+  const exited = new Promise<void>((resolve) => (lastEnd = resolve));
+  const record = async (input: unknown) => {
+    hookInputs.push(input as Record<string, unknown>);
+    if (hookInputs.length === 4) lastEnd();
+    return {};
+  };
   let resultsSeen = 0;
   const { messages, server } = await runQuery([answer('noted'), answer('I do not know')], prompts.input, {
     hooks: { SessionStart: [{ hooks: [record] }], SessionEnd: [{ hooks: [record] }] },
@@ -56,11 +63,12 @@ test('/clear between turns: a conversation_reset, a new session id, the next tur
   expect(turnInits[1]!.permissionMode).toBe('acceptEdits');
   expect(turnInits[0]!.slash_commands).toEqual(expect.arrayContaining(['clear', 'compact']));
 
+  await exited;
   expect(hookInputs.map((h) => [h['hook_event_name'], h['source'] ?? h['reason'], h['session_id']])).toEqual([
     ['SessionStart', 'startup', oldId],
     ['SessionEnd', 'clear', oldId],
     ['SessionStart', 'clear', newId],
-    // (The last session's SessionEnd at exit is not here: the host closed stdin, so its callbacks can no longer be called.)
+    ['SessionEnd', 'other', newId],
   ]);
 
   // The cleared session is still there: resuming it sends its conversation.
