@@ -110,6 +110,14 @@ export const warningLineSchema = z.strictObject({
   message: z.string(),
 });
 
+/** A built-in's report (`/cost`, `/context`), as the SDK's `SDKLocalCommandOutputMessage`. */
+export const localCommandOutputLineSchema = z.strictObject({
+  type: z.literal('system'),
+  subtype: z.literal('local_command_output'),
+  ...base,
+  content: z.string(),
+});
+
 /**
  * `/clear`: the conversation was discarded; what follows belongs to `new_conversation_id` (the
  * new session's id). `session_id` is the session that was cleared; `user_message_uuid` the
@@ -203,6 +211,7 @@ export const outputLineSchema = z.union([
   compactBoundaryLineSchema,
   tombstoneLineSchema,
   warningLineSchema,
+  localCommandOutputLineSchema,
   conversationResetLineSchema,
   hookStartedLineSchema,
   hookResponseLineSchema,

@@ -19,6 +19,10 @@ import type { OutputLine, ResultLine } from './outputSchemas.js';
 import { startNothingToClearTurn } from './streamInput/clearTurn.js';
 import { startCompactTurn } from './streamInput/compactTurn.js';
 import { localCommandOf, type LocalCommand } from './streamInput/localCommands.js';
+import { startReportTurn } from './streamInput/reportTurn.js';
+import type { RunningTurn } from './streamInput/runTurn.js';
+import { createSessionTotals } from './output/runMapper.js';
+import { assertNever } from '../util/assertNever.js';
 
 export interface PrintIO {
   writeOut(text: string): void;
@@ -98,16 +102,33 @@ function printOutcome(options: CliOptions, resultLine: ResultLine, collected: re
 
 /**
  * `-p "/compact [instructions]"` (with `--resume`/`--continue`: the session's conversation is
- * compacted, as in stream-json) and `-p "/clear"` (a -p run has no conversation left to go on
- * with, so nothing changes: an empty success). Neither is sent to the model as text.
+ * compacted, as in stream-json), `-p "/clear"` (a -p run has no conversation left to go on
+ * with, so nothing changes: an empty success), and the reports (`/cost`, `/context`, the
+ * interactive-only note). None is sent to the model as text.
  */
+function localTurn(run: PreparedRun, command: LocalCommand, emit: (line: OutputLine) => void): RunningTurn {
+  switch (command.name) {
+    case 'compact':
+      return startCompactTurn({ run, instructions: command.instructions, emit });
+    case 'clear':
+      return startNothingToClearTurn(run, emit);
+    case 'cost':
+    case 'context':
+    case 'interactive_only':
+      // A -p run has spent nothing before its one prompt: /cost reports zeros (as a fresh Claude Code process does).
+      return startReportTurn({ run, command, totals: createSessionTotals(run.maxOutputTokens), emit });
+    default:
+      return assertNever(command);
+  }
+}
+
 async function printLocalCommand(options: CliOptions, run: PreparedRun, command: LocalCommand, io: PrintIO): Promise<number> {
   const lines: OutputLine[] = [];
   const emit = (line: OutputLine) => {
     lines.push(line);
     if (options.outputFormat === 'stream-json') io.writeOut(JSON.stringify(line) + '\n');
   };
-  await (command.name === 'compact' ? startCompactTurn({ run, instructions: command.instructions, emit }) : startNothingToClearTurn(run, emit)).done;
+  await localTurn(run, command, emit).done;
   const resultLine = lines.findLast((l): l is ResultLine => l.type === 'result');
   if (!resultLine) throw new Error(`/${command.name} ended without a result line`);
   return printOutcome(options, resultLine, options.outputFormat === 'json' && options.verbose ? lines : undefined, io);

@@ -60,7 +60,7 @@ describe('a repository set up for Claude Code', () => {
     const run = await runAgainst([text('ok')], ['-p', '/review src/a.ts', '--output-format', 'stream-json'], box);
     expect(run.code).toBe(0);
     expect(JSON.stringify(run.server.requests[0]?.body?.messages)).toContain('Review src/a.ts carefully.');
-    expect(JSON.parse(run.stdout.split('\n')[0] as string)).toMatchObject({ slash_commands: ['clear', 'compact', 'review'] });
+    expect(JSON.parse(run.stdout.split('\n')[0] as string)).toMatchObject({ slash_commands: ['clear', 'compact', 'context', 'cost', 'usage', 'review'] });
   });
 });
 

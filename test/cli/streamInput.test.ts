@@ -64,7 +64,7 @@ describe('--input-format stream-json', () => {
       expect(init['response']).toMatchObject({
         subtype: 'success',
         response: {
-          commands: [expect.objectContaining({ name: 'clear' }), expect.objectContaining({ name: 'compact', argumentHint: '[instructions for the summary]' })],
+          commands: ['clear', 'compact', 'context', 'cost', 'usage'].map((name) => expect.objectContaining(name === 'compact' ? { name, argumentHint: '[instructions for the summary]' } : { name })),
           agents: expect.arrayContaining([{ name: 'critic', description: 'Finds faults' }]),
           output_style: 'default',
           available_output_styles: ['default'],

@@ -62,13 +62,13 @@ test('every recorded line satisfies the SDK message types (tsc)', async () => {
       ['--include-partial-messages', '--replay-user-messages', '--max-turns', '2', '--max-thinking-tokens', '2048'],
       ['first', 'second'],
     )),
-    // A /clear: its conversation_reset line, the fresh session's init and result.
-    ...(await record([{ kind: 'message', blocks: [{ type: 'text', text: 'hi' }] }], [], ['hello', '/clear'])),
+    // A /clear: its conversation_reset line, the fresh session's init and result; a /cost report.
+    ...(await record([{ kind: 'message', blocks: [{ type: 'text', text: 'hi' }] }], [], ['hello', '/clear', '/cost'])),
   ];
   const kinds = new Set(lines.map(kindOf));
-  for (const kind of ['system/init', 'system/api_retry', 'assistant', 'user', 'stream_event', 'result', 'conversation_reset']) expect(kinds).toContain(kind);
+  for (const kind of ['system/init', 'system/api_retry', 'assistant', 'user', 'stream_event', 'result', 'conversation_reset', 'system/local_command_output']) expect(kinds).toContain(kind);
   const results = lines.filter(isResult);
-  expect(results.map((r) => r['subtype'])).toEqual(['success', 'error_max_turns', 'success', 'success']);
+  expect(results.map((r) => r['subtype'])).toEqual(['success', 'error_max_turns', 'success', 'success', 'success']);
 
   const checked = lines.filter((l) => !OWN_KINDS.has(kindOf(l)) && !l.type.startsWith('control_'));
   const source = [

@@ -21,10 +21,14 @@ export interface SessionTotals {
   readonly modelUsage: ReturnType<typeof createModelUsage>;
   /** The cost of the turns that have printed their result. */
   costUsd: number;
+  /** Model turns and the time spent in them (for `/cost`). */
+  turns: number;
+  turnMs: number;
+  readonly startedAt: number;
 }
 
 export function createSessionTotals(maxOutputTokens: number): SessionTotals {
-  return { modelUsage: createModelUsage(maxOutputTokens), costUsd: 0 };
+  return { modelUsage: createModelUsage(maxOutputTokens), costUsd: 0, turns: 0, turnMs: 0, startedAt: Date.now() };
 }
 
 /** A model call outside a turn's loop (the summary of a `/compact`): counted in the totals; answers its cost. */

@@ -32,6 +32,7 @@ import { startTurn, type RunningTurn } from './runTurn.js';
 import { createSessionTotals } from '../output/runMapper.js';
 import { startCompactTurn } from './compactTurn.js';
 import { startClearTurn } from './clearTurn.js';
+import { startReportTurn } from './reportTurn.js';
 import { LOCAL_COMMANDS, localCommandOf } from './localCommands.js';
 
 export interface StreamJsonIO {
@@ -186,6 +187,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     const startTurnFor = (item: (typeof queue)[number]): RunningTurn => {
       const local = localCommandOf(item.message);
       if (local?.name === 'compact') return startCompactTurn({ run, instructions: local.instructions, emit: send, totals });
+      if (local?.name === 'cost' || local?.name === 'context' || local?.name === 'interactive_only') return startReportTurn({ run, command: local, totals, emit: send });
       if (local?.name === 'clear') {
         const cleared = run;
         return startClearTurn({

@@ -55,7 +55,11 @@ export function startTurn(options: TurnOptions): RunningTurn {
     if (event.type === 'terminal') {
       terminal = event;
       if (event.messages) run.history = event.messages;
-      if (options.totals) options.totals.costUsd += event.costUsd;
+      if (options.totals) {
+        options.totals.costUsd += event.costUsd;
+        options.totals.turns += event.turnCount;
+        options.totals.turnMs += event.durationMs;
+      }
     }
     for (const line of mapper.map(event)) {
       if (line.type === 'result') failed = line.is_error;

@@ -1,0 +1,71 @@
+/**
+ * Claude Code's built-ins that only report on the session, sent as a prompt (a stream-json user
+ * message or `-p`): `/cost` (alias `/usage`) and `/context`. Nothing goes to the model; the
+ * report is printed as the SDK's `system/local_command_output` line and is the `result` text.
+ * The built-ins that need the interactive view (a picker, a dialog, the terminal) answer that
+ * they do, the same way, instead of reaching the model as text.
+ */
+import { randomUUID } from 'node:crypto';
+import { modelLimits } from '../../context/models.js';
+import { estimateMessagesTokens } from '../../context/tokens.js';
+import { describeRun, type PreparedRun } from '../buildRun.js';
+import { costReport } from '../interactive/statusLine.js';
+import { createRunMapper, type SessionTotals } from '../output/runMapper.js';
+import { initLine } from '../output/streamJson.js';
+import type { OutputLine } from '../outputSchemas.js';
+import { assertNever } from '../../util/assertNever.js';
+import { localTerminal, type LocalCommand } from './localCommands.js';
+import type { RunningTurn } from './runTurn.js';
+
+export type ReportCommand = Extract<LocalCommand, { name: 'cost' | 'context' | 'interactive_only' }>;
+
+function costText(totals: SessionTotals): string {
+  const used = Object.values(totals.modelUsage.snapshot());
+  const sum = (pick: (u: (typeof used)[number]) => number) => used.reduce((n, u) => n + pick(u), 0);
+  return costReport(
+    {
+      turns: totals.turns,
+      costUsd: totals.costUsd,
+      inputTokens: sum((u) => u.inputTokens),
+      outputTokens: sum((u) => u.outputTokens),
+      cacheReadTokens: sum((u) => u.cacheReadInputTokens),
+      cacheWriteTokens: sum((u) => u.cacheCreationInputTokens),
+      turnMs: totals.turnMs,
+    },
+    Date.now() - totals.startedAt,
+  );
+}
+
+function contextText(run: PreparedRun): string {
+  const tokens = estimateMessagesTokens(run.history);
+  const window = modelLimits(run.model).contextWindow;
+  const percent = Math.min(100, Math.round((100 * tokens) / window));
+  return [
+    `Context of ${run.model}: about ${tokens.toLocaleString('en-US')} of ${window.toLocaleString('en-US')} tokens in the conversation (${percent}%)`,
+    `Messages: ${run.history.length} (the system prompt and tool definitions come on top)`,
+  ].join('\n');
+}
+
+export function reportText(command: ReportCommand, run: PreparedRun, totals: SessionTotals): string {
+  switch (command.name) {
+    case 'cost':
+      return costText(totals);
+    case 'context':
+      return contextText(run);
+    case 'interactive_only':
+      return `/${command.command} needs the interactive view (rxagent without -p); nothing was sent to the model.`;
+    default:
+      return assertNever(command);
+  }
+}
+
+export function startReportTurn(options: { readonly run: PreparedRun; readonly command: ReportCommand; readonly totals: SessionTotals; readonly emit: (line: OutputLine) => void }): RunningTurn {
+  const { run, emit, totals } = options;
+  const startedAt = Date.now();
+  const mapper = createRunMapper(run, { includePartialMessages: false, totals });
+  emit(initLine(describeRun(run), randomUUID()));
+  const content = reportText(options.command, run, totals);
+  emit({ type: 'system', subtype: 'local_command_output', session_id: run.sessionId, uuid: randomUUID(), content });
+  emit(mapper.result(localTerminal(run, startedAt, { reason: 'completed', text: content })));
+  return { submit: () => false, interrupt: () => undefined, mapper, done: Promise.resolve(0) };
+}
