@@ -25,6 +25,8 @@ export interface SessionTotals {
   turns: number;
   turnMs: number;
   readonly startedAt: number;
+  /** The usage of the main loop's latest response: how big its request was (`/context`). */
+  lastUsage?: Usage;
 }
 
 export function createSessionTotals(maxOutputTokens: number): SessionTotals {

@@ -46,6 +46,8 @@ export function startCompactTurn(options: {
       if (result.type === 'too_short') return finish(terminal('completed', 'Nothing to compact yet: the conversation is a single exchange.', false));
       spent = { usage: addUsage(ZERO_USAGE, result.usage), costUsd: chargeOutsideLoop(totals, run.model, result.usage) };
       totals.costUsd += spent.costUsd;
+      // The last request's size described the conversation before the summary.
+      delete totals.lastUsage;
       for (const line of mapper.map({ type: 'compact_boundary', trigger: 'manual', preTokens: result.preTokens, postTokens: result.postTokens, chainId: run.sessionId, depth: 0 })) emit(line);
       return finish(terminal('completed', `Compacted: about ${result.preTokens} -> ${result.postTokens} tokens.`, false));
     } catch (error) {

@@ -16,6 +16,8 @@ export interface SessionControls {
   setModel(model: string | undefined): void;
   setMaxThinkingTokens(tokens: number | null): void;
   mcpStatus(): Array<Record<string, unknown>>;
+  /** `get_context_usage`: how full the context window is. */
+  contextUsage(): Record<string, unknown>;
 }
 
 export type ControlAnswer = { readonly ok: Record<string, unknown> } | { readonly error: string };
@@ -65,6 +67,8 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
     }
     case 'mcp_status':
       return { ok: { mcpServers: controls.mcpStatus() } };
+    case 'get_context_usage':
+      return { ok: controls.contextUsage() };
     case 'get_binary_version':
       return { ok: { version: String(controls.initializeResponse()['claude_code_version'] ?? '') } };
     default:

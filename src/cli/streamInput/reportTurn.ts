@@ -6,14 +6,13 @@
  * they do, the same way, instead of reaching the model as text.
  */
 import { randomUUID } from 'node:crypto';
-import { modelLimits } from '../../context/models.js';
-import { estimateMessagesTokens } from '../../context/tokens.js';
 import { describeRun, type PreparedRun } from '../buildRun.js';
 import { costReport } from '../interactive/statusLine.js';
 import { createRunMapper, type SessionTotals } from '../output/runMapper.js';
 import { initLine } from '../output/streamJson.js';
 import type { OutputLine } from '../outputSchemas.js';
 import { assertNever } from '../../util/assertNever.js';
+import { contextText, contextUsage } from './contextUsage.js';
 import { localTerminal, type LocalCommand } from './localCommands.js';
 import type { RunningTurn } from './runTurn.js';
 
@@ -36,22 +35,12 @@ function costText(totals: SessionTotals): string {
   );
 }
 
-function contextText(run: PreparedRun): string {
-  const tokens = estimateMessagesTokens(run.history);
-  const window = modelLimits(run.model).contextWindow;
-  const percent = Math.min(100, Math.round((100 * tokens) / window));
-  return [
-    `Context of ${run.model}: about ${tokens.toLocaleString('en-US')} of ${window.toLocaleString('en-US')} tokens in the conversation (${percent}%)`,
-    `Messages: ${run.history.length} (the system prompt and tool definitions come on top)`,
-  ].join('\n');
-}
-
 export function reportText(command: ReportCommand, run: PreparedRun, totals: SessionTotals): string {
   switch (command.name) {
     case 'cost':
       return costText(totals);
     case 'context':
-      return contextText(run);
+      return contextText(contextUsage(run, totals.lastUsage), run.history.length);
     case 'interactive_only':
       return `/${command.command} needs the interactive view (rxagent without -p); nothing was sent to the model.`;
     default:

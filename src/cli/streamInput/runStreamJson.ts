@@ -33,6 +33,7 @@ import { createSessionTotals } from '../output/runMapper.js';
 import { startCompactTurn } from './compactTurn.js';
 import { startClearTurn } from './clearTurn.js';
 import { startReportTurn } from './reportTurn.js';
+import { contextUsage, contextUsageResponse } from './contextUsage.js';
 import { LOCAL_COMMANDS, localCommandOf } from './localCommands.js';
 
 export interface StreamJsonIO {
@@ -159,6 +160,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       run.setMaxThinkingTokens(tokens);
     },
     mcpStatus: () => (run.mcpServers ?? []).map((s) => ({ name: s.name, status: s.status, ...(s.serverInfo ? { serverInfo: s.serverInfo } : {}) })),
+    contextUsage: () => contextUsageResponse(contextUsage(run, totals.lastUsage), run.agents.map((a) => a.name)),
   };
   if (init && first?.kind === 'control_request') {
     const issues = init.success ? '' : init.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

@@ -52,6 +52,7 @@ export function startTurn(options: TurnOptions): RunningTurn {
 
   const deliver = (event: LoopEvent) => {
     options.onEvent?.(event);
+    if (event.type === 'assistant_message' && event.depth === 0 && options.totals) options.totals.lastUsage = event.message.usage;
     if (event.type === 'terminal') {
       terminal = event;
       if (event.messages) run.history = event.messages;
