@@ -20,10 +20,10 @@ export const IGNORED_FLAGS = {
   channels: { type: 'string', multiple: true },
   'session-mirror': { type: 'boolean' },
   'project-config-root': { type: 'string' },
-  'await-initialize': { type: 'boolean' },
   'plugin-dir': { type: 'string', multiple: true },
   'plugin-dir-no-mcp': { type: 'string', multiple: true },
   'resume-drops-turn': { type: 'string' },
+  'managed-settings-in-initialize': { type: 'boolean' },
 } as const;
 
 export const OPTION_CONFIG = {
@@ -64,6 +64,10 @@ export const OPTION_CONFIG = {
   'append-system-prompt': { type: 'string' },
   'append-system-prompt-file': { type: 'string' },
   'json-schema': { type: 'string' },
+  // The SDK's word that settings / disallowed tools come in its initialize request, and that it
+  // sends initialize first: a first initialize line is always read before the run is built.
+  'initialize-fields': { type: 'string' },
+  'await-initialize': { type: 'boolean' },
   agents: { type: 'string' },
   agent: { type: 'string' },
   'max-thinking-tokens': { type: 'string' },

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { workspaceSlug } from '../../src/session/paths.js';
 import { makeSandbox } from '../cli/helpers.js';
+import { FIXTURE_SERVER } from '../mcp/servers.js';
 import { assertBuilt, promptsAfterResults, removeSandboxes, resultOf, runQuery } from './helpers.js';
 
 beforeAll(assertBuilt);
@@ -125,3 +126,17 @@ test('includeHookEvents with UserPromptSubmit, Stop, SubagentStart and SubagentS
   const hookLines = messages.flatMap((m) => (m.type === 'system' && (m.subtype === 'hook_started' || m.subtype === 'hook_response') ? [`${m.subtype}:${m.hook_name}`] : []));
   expect(hookLines).toEqual(expect.arrayContaining(['hook_started:UserPromptSubmit', 'hook_response:UserPromptSubmit', 'hook_started:Stop', 'hook_response:Stop']));
 }, 120_000);
+
+test("mcpServersDelivery 'initialize' (the SDK's announced default): the servers come in the initialize request and their tools run", async () => {
+  const { messages, server } = await runQuery([call('mcp__fixture__echo', { text: 'over initialize' }), answer('echoed')], 'echo it', {
+    mcpServersDelivery: 'initialize',
+    mcpServers: { fixture: { command: process.execPath, args: [FIXTURE_SERVER] } },
+    allowedTools: ['mcp__fixture'],
+    disallowedTools: ['Bash'],
+  });
+  const init = messages.find((m) => m.type === 'system' && m.subtype === 'init');
+  expect(init).toMatchObject({ mcp_servers: [{ name: 'fixture', status: 'connected' }] });
+  expect(init?.type === 'system' && init.subtype === 'init' ? init.tools : []).not.toContain('Bash');
+  expect(resultOf(messages)[0]).toMatchObject({ subtype: 'success', result: 'echoed' });
+  expect(JSON.stringify(server.requests[1]!.body!.messages.at(-1))).toContain('over initialize');
+}, 60_000);

@@ -1,8 +1,10 @@
 /**
  * The host's `initialize` request carries what the SDK's options say beyond the command line:
  * hook callbacks, a system prompt (replacing or appended), subagent definitions, the structured
- * output schema, in-process MCP servers. They are read before the run is built, so the run is
- * built once with them, exactly as if they had been flags.
+ * output schema, in-process MCP servers, and (the SDK's `mcpServersDelivery: 'initialize'`, its
+ * announced future default) the MCP servers, settings and disallowed tools that would otherwise
+ * be `--mcp-config`, `--settings` and `--disallowedTools`. They are read before the run is
+ * built, so the run is built once with them, exactly as if they had been flags.
  */
 import { z } from 'zod';
 import type { CliOptions } from '../args.js';
@@ -17,6 +19,9 @@ export const initializeRequestSchema = z.looseObject({
   systemPrompt: z.union([z.string(), z.array(z.string())]).optional(),
   appendSystemPrompt: z.string().optional(),
   agents: z.record(z.string(), z.looseObject({ description: z.string(), prompt: z.string() })).optional(),
+  mcpServers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  disallowedTools: z.array(z.string()).optional(),
 });
 
 export type InitializeRequest = z.infer<typeof initializeRequestSchema>;
@@ -32,6 +37,25 @@ export function optionsWithInitialize(options: CliOptions, init: InitializeReque
     // --agents that is not valid JSON is left for the run to report.
     ...(init.agents === undefined || flagAgents === undefined ? {} : { agents: JSON.stringify({ ...flagAgents, ...init.agents }) }),
     ...(init.jsonSchema === undefined ? {} : { jsonSchema: JSON.stringify(init.jsonSchema) }),
+    // The servers join --mcp-config's as one more inline config (same validation and scope).
+    ...(init.mcpServers === undefined ? {} : { mcpConfig: [...options.mcpConfig, JSON.stringify({ mcpServers: init.mcpServers })] }),
+    // A --settings on the command line is the host's too; the request only fills it when absent.
+    ...(init.settings === undefined || options.settings !== undefined ? {} : { settings: JSON.stringify(init.settings) }),
+    ...(init.disallowedTools === undefined ? {} : { disallowedTools: [...options.disallowedTools, ...init.disallowedTools] }),
+  };
+}
+
+/**
+ * The initialize answer's confirmations (`mcp_servers_applied`, `settings_applied`,
+ * `disallowed_tools_applied`) for the fields the request carried. Settings are not applied when
+ * `--settings` was given too (the flag's win); managed settings never are (rxagent has no
+ * managed-policy layer), so no confirmation is sent for them.
+ */
+export function appliedFields(init: InitializeRequest, options: CliOptions): Record<string, boolean> {
+  return {
+    ...(init.mcpServers === undefined ? {} : { mcp_servers_applied: true }),
+    ...(init.settings === undefined ? {} : { settings_applied: options.settings === undefined }),
+    ...(init.disallowedTools === undefined ? {} : { disallowed_tools_applied: true }),
   };
 }
 

@@ -25,7 +25,7 @@ import { createControlChannel } from './controlChannel.js';
 import { hostHooksConfig } from './hostHooks.js';
 import { createHostElicitation } from './hostElicitation.js';
 import { createHostPermissionAsk, ruleText } from './hostPermission.js';
-import { initializeRequestSchema, optionsWithInitialize } from './initialize.js';
+import { appliedFields, initializeRequestSchema, optionsWithInitialize } from './initialize.js';
 import { parseInputLine, type InputLine } from './inputLines.js';
 import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
@@ -145,6 +145,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       pid: process.pid,
       claude_code_version: packageVersion(),
       ...(hostHooks ? { hooks_applied: true } : {}),
+      // The SDK ends a session whose engine does not confirm these fields it sent in initialize.
+      ...(init?.success ? appliedFields(init.data, options) : {}),
     }),
     interrupt: () => {
       current?.interrupt();
