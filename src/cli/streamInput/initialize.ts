@@ -8,6 +8,9 @@
  */
 import { z } from 'zod';
 import type { CliOptions } from '../args.js';
+import type { PreparedRun } from '../buildRun.js';
+import { packageVersion } from '../version.js';
+import { LOCAL_COMMANDS } from './localCommands.js';
 import { hostHooksSchema } from './hostHooks.js';
 
 export const initializeRequestSchema = z.looseObject({
@@ -56,6 +59,26 @@ export function appliedFields(init: InitializeRequest, options: CliOptions): Rec
     ...(init.mcpServers === undefined ? {} : { mcp_servers_applied: true }),
     ...(init.settings === undefined ? {} : { settings_applied: options.settings === undefined }),
     ...(init.disallowedTools === undefined ? {} : { disallowed_tools_applied: true }),
+  };
+}
+
+/** The `initialize` answer: the session's commands, agents, model, account and pid, and what the request's fields did. */
+export function initializeAnswer(
+  run: Pick<PreparedRun, 'slashCommands' | 'agents' | 'model' | 'apiKeySource'>,
+  facts: { readonly hooksApplied: boolean; readonly applied?: Record<string, boolean> },
+): Record<string, unknown> {
+  return {
+    commands: [...LOCAL_COMMANDS, ...run.slashCommands].map((c) => ({ ...c })),
+    agents: run.agents.map((a) => ({ ...a })),
+    output_style: 'default',
+    available_output_styles: ['default'],
+    models: [{ value: run.model, displayName: run.model, description: 'The model this session uses' }],
+    account: { apiKeySource: run.apiKeySource },
+    pid: process.pid,
+    claude_code_version: packageVersion(),
+    ...(facts.hooksApplied ? { hooks_applied: true } : {}),
+    // The SDK ends a session whose engine does not confirm the fields it sent in initialize.
+    ...facts.applied,
   };
 }
 

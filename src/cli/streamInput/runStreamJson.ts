@@ -19,13 +19,12 @@ import type { LoopEvent } from '../../loop/types.js';
 import type { CliOptions } from '../args.js';
 import type { PreparedRun, RunEnvironment } from '../buildRun.js';
 import type { OutputLine } from '../outputSchemas.js';
-import { packageVersion } from '../version.js';
 import { answerControlRequest, controlResponseLine, type SessionControls } from './controlRequests.js';
 import { createControlChannel } from './controlChannel.js';
 import { hostHooksConfig } from './hostHooks.js';
 import { createHostElicitation } from './hostElicitation.js';
 import { createHostPermissionAsk, ruleText } from './hostPermission.js';
-import { appliedFields, initializeRequestSchema, optionsWithInitialize } from './initialize.js';
+import { appliedFields, initializeAnswer, initializeRequestSchema, optionsWithInitialize } from './initialize.js';
 import { parseInputLine, type InputLine } from './inputLines.js';
 import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
@@ -34,7 +33,7 @@ import { startCompactTurn } from './compactTurn.js';
 import { startClearTurn } from './clearTurn.js';
 import { startReportTurn } from './reportTurn.js';
 import { contextUsage, contextUsageResponse } from './contextUsage.js';
-import { LOCAL_COMMANDS, localCommandOf } from './localCommands.js';
+import { localCommandOf } from './localCommands.js';
 
 export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
@@ -135,19 +134,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   const reopenRun = (sessionId: string, mode: PreparedRun['permissionMode']) =>
     build({ ...sessionOptions, sessionId: undefined, resume: sessionId, continue: false, forkSession: false, resumeSessionAt: undefined, permissionMode: mode, permissionModeGiven: true }, extra);
   const controls: SessionControls = {
-    initializeResponse: () => ({
-      commands: [...LOCAL_COMMANDS, ...run.slashCommands].map((c) => ({ ...c })),
-      agents: run.agents.map((a) => ({ ...a })),
-      output_style: 'default',
-      available_output_styles: ['default'],
-      models: [{ value: run.model, displayName: run.model, description: 'The model this session uses' }],
-      account: { apiKeySource: run.apiKeySource },
-      pid: process.pid,
-      claude_code_version: packageVersion(),
-      ...(hostHooks ? { hooks_applied: true } : {}),
-      // The SDK ends a session whose engine does not confirm these fields it sent in initialize.
-      ...(init?.success ? appliedFields(init.data, options) : {}),
-    }),
+    initializeResponse: () => initializeAnswer(run, { hooksApplied: hostHooks !== undefined, ...(init?.success ? { applied: appliedFields(init.data, options) } : {}) }),
     interrupt: () => {
       current?.interrupt();
       return queue.flatMap((q) => (q.uuid ? [q.uuid] : []));
