@@ -82,12 +82,12 @@ test('--timeout in stream-json input mode bounds each turn: the Bash call is sto
   const box = makeSandbox();
   const server = await startScriptedServer({ script: [longBash, answer('second answer')] });
   try {
-    const host = startStreamHost(['--dangerously-skip-permissions', '--timeout', '5'], { ...box, baseURL: server.baseURL });
+    const host = startStreamHost(['--dangerously-skip-permissions', '--timeout', '8'], { ...box, baseURL: server.baseURL });
     host.send(userLine('run it'));
     const first = await host.waitFor(isResult, 'the first result');
     expect(first).toMatchObject({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_tools' });
     const warning = host.lines.find((l) => l.type === 'system' && l['subtype'] === 'warning');
-    expect(warning?.['message']).toBe('the turn passed its deadline of 5 s (--timeout) and was interrupted');
+    expect(warning?.['message']).toBe('the turn passed its deadline of 8 s (--timeout) and was interrupted');
     const results = host.lines.filter((l) => l.type === 'user');
     expect(results).toEqual([expect.objectContaining({ tool_use_result: INTERRUPTED_BASH })]);
     // The deadline is the turn's: the next message gets a whole one of its own.
