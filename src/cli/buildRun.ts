@@ -56,7 +56,7 @@ import { openMcpSessionLazily, type McpSession } from '../mcp/lazySession.js';
 import { ruleCoversTool } from '../permissions/matchRule.js';
 import { parseRule } from '../permissions/rules.js';
 import { createReadDenyCheck } from '../permissions/readDenyCheck.js';
-import { resolveMcpServers } from '../mcp/sources.js';
+import { resolveMcpServers, type AwaitingApproval, type McpApprovals } from '../mcp/sources.js';
 import { childPermissionMode, createChildTranscripts, loadCliAgentDefinitions } from './subagents.js';
 import { packageVersion } from './version.js';
 import { NO_TELEMETRY, telemetryConfigFromEnv, type CommandTelemetry } from '../fleet/tracing/telemetryConfig.js';
@@ -91,6 +91,8 @@ export interface RunEnvironment {
   readonly extraHooks?: HooksConfig;
   /** MCP servers added to the configured ones (the SDK host's in-process servers). */
   readonly extraMcpServers?: McpServersConfig;
+  /** Asks about unapproved project MCP servers (the interactive view); without it they are not started. */
+  readonly approveMcpServers?: (awaiting: readonly AwaitingApproval[]) => Promise<McpApprovals>;
   /** Who answers a server's elicitation (the interactive view's form). Default: declined with a warning. */
   readonly onElicitation?: McpElicitationHandler;
   /** A W3C traceparent the run's spans continue (a queued job's); else `TRACEPARENT` from `env`. */
@@ -225,14 +227,19 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
   const slash = loadSlashCommands({ cwd, homeDir: runEnv.homeDir, ...(options.settingSources ? { sources: options.settingSources } : {}) });
   slash.warnings.forEach(runEnv.onWarning);
   const agentDefinitions = agentToolOn ? (mainAgentDefinitions ?? (await loadDefinitions())) : [];
-  const mcpSources = resolveMcpServers({
+  const mcpInput = {
     cwd,
     homeDir: runEnv.homeDir,
     mcpConfig: options.mcpConfig,
     strict: options.strictMcpConfig,
     // Inline `--settings` JSON names no file (its keys reach loadSettings above).
     ...(options.settings && !options.settings.trimStart().startsWith('{') ? { settingsFile: options.settings } : {}),
-  });
+  };
+  let mcpSources = resolveMcpServers(mcpInput);
+  // The interactive view asks about project servers nobody approved or refused yet, before any starts.
+  if (runEnv.approveMcpServers && mcpSources.awaitingApproval.length > 0) {
+    mcpSources = resolveMcpServers({ ...mcpInput, sessionApprovals: await runEnv.approveMcpServers(mcpSources.awaitingApproval) });
+  }
   const mcpLimits = mcpLimitsFromEnv(env);
 
   const secrets = [apiKey, authToken].filter((s): s is string => s !== undefined);

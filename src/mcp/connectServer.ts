@@ -25,7 +25,8 @@ import { adaptMcpTool } from './toolAdapter.js';
 import { openTransport, type OpenedTransport } from './transports.js';
 
 /** Claude Code's server states, as `system/init` reports them. */
-export type McpServerStatusName = 'connected' | 'failed' | 'pending' | 'needs-auth';
+/** The Agent SDK's `McpServerStatus.status` values; `disabled`: refused in the settings, never started. */
+export type McpServerStatusName = 'connected' | 'failed' | 'pending' | 'needs-auth' | 'disabled';
 
 export interface SkippedTool {
   readonly name: string;

@@ -15,7 +15,9 @@
  * `enableAllProjectMcpServers: true` or the name in `enabledMcpjsonServers` (and not in
  * `disabledMcpjsonServers`). Approvals count only from files the user controls (user and local
  * scope, `--settings`), never from the project's own checked-in files, which could otherwise
- * approve themselves. An unapproved server is not started and is reported as `pending`.
+ * approve themselves. `disabledMcpjsonServers` wins over both (as in Claude Code): a refused
+ * server is reported `disabled`. A server neither approved nor refused is not started, is
+ * reported `pending`, and is listed in `awaitingApproval` for a view that can ask the person.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
@@ -34,6 +36,20 @@ export interface McpSourcesInput {
   readonly strict: boolean;
   /** `--settings <file>` (its approvals count). */
   readonly settingsFile?: string;
+  /** Answers given in this session that may not have reached a file (they count as trusted). */
+  readonly sessionApprovals?: McpApprovals;
+}
+
+/** Approvals in the settings files' own keys. */
+export interface McpApprovals {
+  readonly enableAllProjectMcpServers?: boolean;
+  readonly enabledMcpjsonServers?: readonly string[];
+  readonly disabledMcpjsonServers?: readonly string[];
+}
+
+export interface AwaitingApproval {
+  readonly name: string;
+  readonly config: McpServerConfig;
 }
 
 export interface ResolvedMcpServers {
@@ -42,6 +58,8 @@ export interface ResolvedMcpServers {
   /** Servers found but not started, with the status to report and why. */
   readonly notStarted: Readonly<Record<string, { readonly status: McpServerStatusName; readonly reason: string }>>;
   readonly scopes: Readonly<Record<string, McpScope>>;
+  /** Project servers neither approved nor refused yet, in the order found (also in `notStarted`). */
+  readonly awaitingApproval: readonly AwaitingApproval[];
 }
 
 const MAX_CONFIG_BYTES = 1 << 20;
@@ -105,7 +123,7 @@ export function resolveMcpServers(input: McpSourcesInput): ResolvedMcpServers {
   };
   if (input.strict) {
     add(dynamic, 'dynamic');
-    return { servers, notStarted: {}, scopes };
+    return { servers, notStarted: {}, scopes, awaitingApproval: [] };
   }
 
   const claudeJsonFile = join(input.homeDir, '.claude.json');
@@ -135,22 +153,24 @@ export function resolveMcpServers(input: McpSourcesInput): ResolvedMcpServers {
   add(dynamic, 'dynamic');
 
   // Approvals, from the files the user controls only.
-  const trusted = [claudeJson, ...userKeys.map((u) => u.keys), localProject, localKeys, explicitKeys].filter((k): k is McpKeys => k !== undefined);
+  const trusted: McpApprovals[] = [claudeJson, ...userKeys.map((u) => u.keys), localProject, localKeys, explicitKeys, input.sessionApprovals].filter((k) => k !== undefined);
   const all = trusted.some((k) => k.enableAllProjectMcpServers === true);
   const enabled = new Set(trusted.flatMap((k) => k.enabledMcpjsonServers ?? []));
   const disabled = new Set(trusted.flatMap((k) => k.disabledMcpjsonServers ?? []));
   const notStarted: Record<string, { status: McpServerStatusName; reason: string }> = {};
-  for (const name of Object.keys(servers)) {
+  const awaitingApproval: AwaitingApproval[] = [];
+  for (const [name, config] of Object.entries(servers)) {
     if (scopes[name] !== 'project') continue;
     if (disabled.has(name)) {
-      notStarted[name] = { status: 'pending', reason: 'disabled by disabledMcpjsonServers' };
+      notStarted[name] = { status: 'disabled', reason: 'refused: listed in "disabledMcpjsonServers" (remove it there to be asked again)' };
     } else if (!all && !enabled.has(name)) {
       notStarted[name] = {
         status: 'pending',
         reason: 'it is a project server that has not been approved (add it to "enabledMcpjsonServers" or set "enableAllProjectMcpServers": true in your user or local settings)',
       };
+      awaitingApproval.push({ name, config });
     }
     if (notStarted[name]) delete servers[name];
   }
-  return { servers, notStarted, scopes };
+  return { servers, notStarted, scopes, awaitingApproval };
 }

@@ -24,6 +24,9 @@ export function mcpWarnings(previous: McpTools | undefined, next: McpTools): str
         // A server connecting again (after a sign-in) says how that went once it has.
         if (before === undefined) out.push(`MCP server "${server.name}" was not started${why}`);
         break;
+      case 'disabled':
+        // The person refused it (disabledMcpjsonServers): /mcp and init's mcp_servers list it; no warning.
+        break;
       default: {
         const unknownStatus: never = server.status;
         out.push(`MCP server "${server.name}" is in state ${String(unknownStatus)}`);

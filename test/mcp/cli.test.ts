@@ -133,6 +133,18 @@ describe('.mcp.json (project scope)', () => {
     ]);
   });
 
+  it('disabledMcpjsonServers wins over enableAllProjectMcpServers: listed disabled, never started', async () => {
+    const log = fixtureLog();
+    const box = makeSandbox({ '.mcp.json': config({ refused: fixture(log), other: fixture(fixtureLog()) }) });
+    writeFileSync(join(box.home, '.claude.json'), JSON.stringify({ enableAllProjectMcpServers: true, disabledMcpjsonServers: ['refused'] }));
+    const run = await runAgainst([{ kind: 'message', blocks: [{ type: 'text', text: 'ok' }] }], ['-p', 'go', ...streamJson], box);
+    expect(initOf(parseLines(run.stdout)).mcp_servers).toEqual([
+      { name: 'other', status: 'connected' },
+      { name: 'refused', status: 'disabled' },
+    ]);
+    expect(readLog(log)).toBe('');
+  });
+
   it('--strict-mcp-config uses only the --mcp-config servers', async () => {
     const log = fixtureLog();
     const box = makeSandbox({ '.mcp.json': config({ project: fixture(log) }) });

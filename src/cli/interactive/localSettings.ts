@@ -1,5 +1,6 @@
 /**
- * Permission rules saved from the interactive view ("don't ask again", /permissions) go where
+ * Permission rules saved from the interactive view ("don't ask again", /permissions), and the
+ * answers about a project's MCP servers (mcpApproval.ts), go where
  * Claude Code puts them: the workspace's `.claude/settings.local.json` (personal, not meant to be
  * committed), which the settings loader reads after `.rxagent/settings.json`. Other keys of the
  * file are kept as they were; a file that is not a JSON object is refused rather than replaced.
@@ -12,7 +13,7 @@ export function localSettingsFile(cwd: string): string {
   return join(cwd, '.claude', 'settings.local.json');
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 function readObject(file: string): Json {
   let text: string;
@@ -32,6 +33,11 @@ function rulesOf(settings: Json, behavior: RuleBehavior): string[] {
   if (typeof permissions !== 'object' || permissions === null) return [];
   const list = (permissions as Json)[behavior];
   return Array.isArray(list) ? list.filter((r): r is string => typeof r === 'string') : [];
+}
+
+/** Rewrites the file with `change` applied to its object: written whole to a temp file, then renamed over it. */
+export function updateLocalSettings(cwd: string, change: (settings: Json) => Json): void {
+  update(localSettingsFile(cwd), change);
 }
 
 function update(file: string, change: (settings: Json) => Json): void {

@@ -31,6 +31,8 @@ function stateText(status: McpServerStatusName, paint: Paint): string {
       return paint('yellow', 'pending');
     case 'needs-auth':
       return paint('yellow', 'needs authentication');
+    case 'disabled':
+      return paint('dim', 'disabled');
     default:
       return assertNever(status, 'MCP server status');
   }

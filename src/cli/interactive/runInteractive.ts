@@ -26,6 +26,7 @@ import type { FrontEnd, FrontEndHandlers } from './frontEnd.js';
 import { historyFile } from './inputHistory.js';
 import { createLiveTools } from './liveTools.js';
 import { createMarkdownStream, loadMarkdownRenderer, type RenderMarkdown } from './markdown.js';
+import { createMcpApprover } from './mcpApproval.js';
 import { createPermissionAsker } from './permissionAsker.js';
 import type { Paint } from './permissionQuestion.js';
 import { createPipedFrontEnd } from './pipedFrontEnd.js';
@@ -105,6 +106,9 @@ export async function runInteractive(
     : createPipedFrontEnd({ input: io.input, output: io.output, handlers });
   const view = frontEnd;
   const asker = createPermissionAsker({ frontEnd: view, match: { cwd, homeDir }, paint, answered: (id, at) => live.restart(id, at) });
+  const onWarning = (message: string) => print(`${paint('yellow', `warning: ${message}`)}\n`);
+  // Someone at the terminal decides about the project's unapproved MCP servers; piped, they stay off.
+  const approveMcpServers = view.interactive ? createMcpApprover({ frontEnd: view, paint, cwd, onWarning }) : undefined;
   const build = (opts: CliOptions, how?: { readonly sessionStartSource?: 'clear' }) =>
     buildRun(opts, {
       ...how,
@@ -117,7 +121,8 @@ export async function runInteractive(
       ask: asker.ask,
       // An MCP server asking the user (elicitation) gets a form in the view.
       onElicitation: askInForm(view),
-      onWarning: (message) => print(`${paint('yellow', `warning: ${message}`)}\n`),
+      ...(approveMcpServers ? { approveMcpServers } : {}),
+      onWarning,
     });
 
   function onSubmit(text: string): void {
