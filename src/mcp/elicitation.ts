@@ -22,6 +22,8 @@ export interface ElicitationField {
   readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'array';
   readonly required: boolean;
   readonly options?: readonly string[];
+  /** What to show for each of `options`, same order (titled enums' `title`, legacy `enumNames`; else the value). */
+  readonly optionTitles?: readonly string[];
   readonly default?: ElicitedValue;
   readonly format?: string;
   readonly minimum?: number;
@@ -50,7 +52,7 @@ export function fieldsOf(schema: { readonly properties?: Record<string, unknown>
   return Object.entries(schema?.properties ?? {}).map(([name, raw]) => {
     const p = (raw ?? {}) as Record<string, unknown>;
     const type = p['type'] === 'number' || p['type'] === 'integer' || p['type'] === 'boolean' || p['type'] === 'array' ? p['type'] : 'string';
-    const options = optionsOf(type === 'array' ? ((p['items'] ?? {}) as Record<string, unknown>) : p);
+    const choices = choicesOf(type === 'array' ? ((p['items'] ?? {}) as Record<string, unknown>) : p);
     const num = (key: string) => (typeof p[key] === 'number' ? { [key]: p[key] as number } : {});
     const defaultValue = p['default'];
     return {
@@ -59,7 +61,7 @@ export function fieldsOf(schema: { readonly properties?: Record<string, unknown>
       ...(typeof p['description'] === 'string' ? { description: p['description'] } : {}),
       type,
       required: required.has(name),
-      ...(options ? { options } : {}),
+      ...(choices ? { options: choices.map((c) => c.value), optionTitles: choices.map((c) => c.title) } : {}),
       ...(typeof defaultValue === 'string' || typeof defaultValue === 'number' || typeof defaultValue === 'boolean' ? { default: defaultValue } : {}),
       ...(Array.isArray(defaultValue) ? { default: defaultValue.map(String) } : {}),
       ...(typeof p['format'] === 'string' ? { format: p['format'] } : {}),
@@ -71,11 +73,25 @@ export function fieldsOf(schema: { readonly properties?: Record<string, unknown>
   });
 }
 
-/** The choices of an enum: `enum`, or the `const`s of `oneOf` / `anyOf` (titled enums). */
-function optionsOf(p: Record<string, unknown>): string[] | undefined {
-  if (Array.isArray(p['enum'])) return (p['enum'] as unknown[]).map(String);
+/**
+ * The choices of an enum with what to show for each: `enum` (titled by the legacy `enumNames`
+ * when it names every value), or the `const`s of `oneOf` / `anyOf` with their `title`s.
+ */
+function choicesOf(p: Record<string, unknown>): { value: string; title: string }[] | undefined {
+  if (Array.isArray(p['enum'])) {
+    const values = (p['enum'] as unknown[]).map(String);
+    const names = Array.isArray(p['enumNames']) && p['enumNames'].length === values.length ? (p['enumNames'] as unknown[]) : undefined;
+    return values.map((value, i) => ({ value, title: typeof names?.[i] === 'string' ? names[i] : value }));
+  }
   const titled = Array.isArray(p['oneOf']) ? p['oneOf'] : Array.isArray(p['anyOf']) ? p['anyOf'] : undefined;
-  return titled ? (titled as { const?: unknown }[]).map((o) => String(o.const)) : undefined;
+  return titled
+    ? (titled as { const?: unknown; title?: unknown }[]).map((o) => ({ value: String(o.const), title: typeof o.title === 'string' ? o.title : String(o.const) }))
+    : undefined;
+}
+
+/** What to show for the option at `index` of `field` (its title, else the value). */
+export function optionTitle(field: ElicitationField, index: number): string {
+  return field.optionTitles?.[index] ?? field.options?.[index] ?? '';
 }
 
 /** A typed answer as the field's value, or why it is not one (the person is asked again). */

@@ -5,7 +5,7 @@
  * does not fit the field is asked again with the reason. Withdrawn (the server cancelled, the
  * call ended) or unanswerable (piped input): cancel or decline, never a hang.
  */
-import { valueOf, type ElicitationField, type ElicitedValue, type McpElicitationAnswer, type McpElicitationHandler } from './elicitation.js';
+import { optionTitle, valueOf, type ElicitationField, type ElicitedValue, type McpElicitationAnswer, type McpElicitationHandler } from './elicitation.js';
 
 /** What the form needs of the view (the interactive FrontEnd has these). */
 export interface FormView {
@@ -51,7 +51,7 @@ export function askInForm(view: FormView): McpElicitationHandler {
 async function askField(view: FormView, field: ElicitationField, signal: AbortSignal): Promise<ElicitedValue | undefined | 'cancelled'> {
   const label = `${field.title}${field.description ? ` (${field.description})` : ''}${field.required ? '' : ' [optional]'}`;
   if (field.type === 'boolean' || (field.options && field.type !== 'array')) {
-    const options = field.type === 'boolean' ? [{ label: 'yes', value: 'yes' }, { label: 'no', value: 'no' }] : field.options!.map((o) => ({ label: o, value: o }));
+    const options = field.type === 'boolean' ? [{ label: 'yes', value: 'yes' }, { label: 'no', value: 'no' }] : field.options!.map((o, i) => ({ label: optionTitle(field, i), value: o }));
     const picked = await view.choose(label, [...options, ...(field.required ? [] : [{ label: '(leave empty)', value: '' }])], signal);
     if (picked === undefined || signal.aborted) return 'cancelled';
     if (picked === '') return undefined;
@@ -59,7 +59,8 @@ async function askField(view: FormView, field: ElicitationField, signal: AbortSi
     return parsed.ok ? parsed.value : 'cancelled';
   }
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
-    const choices = field.type === 'array' && field.options ? ` (some of ${field.options.join(', ')}, comma-separated)` : '';
+    // A titled multi-select is typed as values; each is shown with its title.
+    const choices = field.type === 'array' && field.options ? ` (some of ${field.options.map((o, i) => (optionTitle(field, i) === o ? o : `${o} = ${optionTitle(field, i)}`)).join(', ')}, comma-separated)` : '';
     const hint = field.default !== undefined ? ` [${String(field.default)}]` : '';
     const typed = await view.readLine(`${label}${choices}${hint}: `, signal);
     if (typed === undefined || signal.aborted) return 'cancelled';

@@ -45,7 +45,9 @@ describe('server-everything asks for a form', () => {
       expect(byName.get('name')).toMatchObject({ type: 'string', required: true, description: 'Your full, legal name' });
       expect(byName.get('check')).toMatchObject({ type: 'boolean', required: false });
       expect(byName.get('integer')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 42 });
-      expect(byName.get('titledSingleSelectEnum')).toMatchObject({ options: ['hero-1', 'hero-2', 'hero-3'], default: 'hero-1' });
+      expect(byName.get('titledSingleSelectEnum')).toMatchObject({ options: ['hero-1', 'hero-2', 'hero-3'], optionTitles: ['Superman', 'Green Lantern', 'Wonder Woman'], default: 'hero-1' });
+      expect(byName.get('legacyTitledEnum')).toMatchObject({ options: ['pet-1', 'pet-2', 'pet-3', 'pet-4', 'pet-5'], optionTitles: ['Cats', 'Dogs', 'Birds', 'Fish', 'Reptiles'] });
+      expect(byName.get('titledMultipleSelectEnum')).toMatchObject({ type: 'array', options: ['fish-1', 'fish-2', 'fish-3'], optionTitles: ['Tuna', 'Salmon', 'Trout'] });
       expect(byName.get('untitledMultipleSelectEnum')).toMatchObject({ type: 'array', options: ['Guitar', 'Piano', 'Violin', 'Drums', 'Bass'], default: ['Guitar'] });
     } finally {
       await held.close();
@@ -117,6 +119,30 @@ describe('askInForm (the interactive view)', () => {
     expect(view.printed).toContain('MCP server "s" asks: Who are you?');
     expect(view.printed).toContain('at least 2 characters');
     expect(view.asked).toEqual(['Answer it?', 'Name: ', 'Name: ', 'Age [optional] [30]: ', 'Agree', 'Color [optional]', 'Tags [optional] (some of a, b, c, comma-separated): ']);
+  });
+
+  it('titled enums are offered by title and answered with their values (oneOf/anyOf titles, legacy enumNames)', async () => {
+    const titled = fieldsOf({
+      properties: {
+        hero: { type: 'string', title: 'Hero', oneOf: [{ const: 'h1', title: 'Superman' }, { const: 'h2', title: 'Wonder Woman' }] },
+        pet: { type: 'string', title: 'Pet', enum: ['p1', 'p2'], enumNames: ['Cats', 'Dogs'] },
+        fish: { type: 'array', title: 'Fish', items: { anyOf: [{ const: 'f1', title: 'Tuna' }, { const: 'f2' }] } },
+      },
+      required: ['hero', 'pet'],
+    });
+    const labels: string[][] = [];
+    const view = scriptedView(['accept', 'h2', 'p2', 'f1,f2']);
+    const choose = view.choose;
+    view.choose = async (title, options) => (labels.push(options.map((o) => o.label)), choose(title, options));
+    const answer = await askInForm(view)({ server: 's', message: 'Pick', fields: titled, signal: new AbortController().signal });
+    expect(answer).toEqual({ action: 'accept', content: { hero: 'h2', pet: 'p2', fish: ['f1', 'f2'] } });
+    expect(labels.slice(1)).toEqual([
+      ['Superman', 'Wonder Woman'],
+      ['Cats', 'Dogs'],
+    ]);
+    expect(view.asked.at(-1)).toBe('Fish [optional] (some of f1 = Tuna, f2, comma-separated): ');
+    // enumNames that do not name every value are ignored (the values are shown).
+    expect(fieldsOf({ properties: { x: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } } })[0]!.optionTitles).toEqual(['a', 'b']);
   });
 
   it('decline and cancel as chosen; no answer possible (piped) declines; a withdrawn request is cancelled', async () => {

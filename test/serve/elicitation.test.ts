@@ -1,7 +1,8 @@
 /**
  * An MCP server's form elicitation on the `rxagent serve` page, in a real Chromium: the real
  * server-everything (stdio) asks mid-call; the page shows a form built from its schema; an answer
- * that does not fit is refused in the page with the reason and nothing is sent; Accept sends the
+ * that does not fit is refused in the page with the reason and nothing is sent, and the reason
+ * follows the field as it is corrected; titled enums show their titles; Accept sends the
  * values as an `elicitation` command on the commands route and they reach the server (its tool
  * result echoes them); Decline tells the server so. The route's bad answers get 4xx JSON.
  */
@@ -68,17 +69,35 @@ describe('MCP elicitation on the serve page', () => {
     await form.locator('input[name="field-integer"]').fill('500');
     await form.locator('button[data-action="accept"]').click();
     // Checked in the page: the reason shows, the form stays, nothing was sent.
-    expect(await form.locator('[data-reason-for="integer"]').textContent()).toBe('at most 100');
+    const integerReason = form.locator('[data-reason-for="integer"]');
+    expect(await integerReason.textContent()).toBe('at most 100');
     expect(await form.count()).toBe(1);
+    // A field showing a reason is checked again as it changes: another wrong value, its reason; a right one, none.
+    await form.locator('input[name="field-integer"]').fill('0');
+    expect(await integerReason.textContent()).toBe('at least 1');
     await form.locator('input[name="field-integer"]').fill('7');
+    expect(await integerReason.textContent()).toBe('');
     await form.locator('input[name="field-check"]').check();
-    await page.screenshot({ path: join(SCREENSHOTS, '11-elicitation-form.png') });
+    // Titled enums show their titles (oneOf / anyOf titles, legacy enumNames) and send their values.
+    const optionTexts = (field: string) => form.locator(`select[name="field-${field}"] option`).allTextContents();
+    expect(await optionTexts('titledSingleSelectEnum')).toEqual(['(none)', 'Superman', 'Green Lantern', 'Wonder Woman']);
+    expect(await optionTexts('legacyTitledEnum')).toEqual(['(none)', 'Cats', 'Dogs', 'Birds', 'Fish', 'Reptiles']);
+    expect(await optionTexts('untitledSingleSelectEnum')).toContain('Chandler');
+    await form.locator('select[name="field-titledSingleSelectEnum"]').selectOption({ label: 'Wonder Woman' });
+    await form.locator('select[name="field-legacyTitledEnum"]').selectOption({ label: 'Dogs' });
+    const fish = form.locator('[data-field="titledMultipleSelectEnum"] label');
+    expect(await fish.allTextContents()).toEqual([' Tuna', ' Salmon', ' Trout']);
+    await fish.filter({ hasText: 'Trout' }).locator('input').check();
+    await page.screenshot({ path: join(SCREENSHOTS, '11-elicitation-form.png'), fullPage: true });
     await form.locator('button[data-action="accept"]').click();
     await page.locator(`.tool[data-tool-name="${TOOL}"][data-status="done"]`).waitFor();
     const result = (await toolCard(page).locator('.result').textContent())!;
     expect(result).toContain('Name: Ada Lovelace');
     expect(result).toContain('Favorite Integer: 7');
     expect(result).toContain('Agreed to terms: true');
+    // The server's echo of what it received: the values, not the titles.
+    const raw = JSON.parse(result.slice(result.indexOf('Raw result: ') + 'Raw result: '.length)) as { content: Record<string, unknown> };
+    expect(raw.content).toMatchObject({ titledSingleSelectEnum: 'hero-3', legacyTitledEnum: 'pet-2', titledMultipleSelectEnum: ['fish-1', 'fish-3'], integer: 7 });
     await page.getByText('Thanks for answering.').waitFor();
     expect(await page.locator('.question').count()).toBe(0);
     await page.screenshot({ path: join(SCREENSHOTS, '12-elicitation-answered.png') });

@@ -2,12 +2,13 @@
  * MCP servers' questions (form elicitation) as forms on the page: the server's name and message,
  * one control per field (a text or number box, a checkbox for a boolean, a select for an enum,
  * checkboxes for a multi-select), and Accept / Decline / Cancel. Accept checks every field with
- * the same `valueOf` the terminal form uses (the reason shows under the field, nothing is sent
- * until all fit); the answer goes out as an `elicitation` command. A form stays as typed while
+ * the same `valueOf` the terminal form uses (the reason shows beside the field, nothing is sent
+ * until all fit, and a field showing a reason is checked again as it changes); titled enums show
+ * their titles and send their values; the answer goes out as an `elicitation` command. A form stays as typed while
  * its question waits; it goes when the question is settled (answered here, in another tab, or
  * withdrawn by the server).
  */
-import { valueOf, type ElicitationField, type ElicitedValue } from '../../mcp/elicitation.js';
+import { optionTitle, valueOf, type ElicitationField, type ElicitedValue } from '../../mcp/elicitation.js';
 import type { ElicitationView } from '../../ui/types.js';
 import type { PageCommand } from './api.js';
 import { h } from './dom.js';
@@ -24,15 +25,16 @@ function control(field: ElicitationField): { el: HTMLElement; read: () => string
   }
   if (field.type === 'array' && field.options) {
     const chosen = new Set(Array.isArray(field.default) ? field.default : []);
-    const boxes = field.options.map((option) => {
+    const boxes = field.options.map((option, i) => {
       const box = h('input', { type: 'checkbox', name, value: option });
       box.checked = chosen.has(option);
-      return { option, box };
+      return { option, title: optionTitle(field, i), box };
     });
-    return { el: h('span', {}, ...boxes.map(({ option, box }) => h('label', { class: 'inline' }, box, ` ${option}`))), read: () => boxes.filter((b) => b.box.checked).map((b) => b.option) };
+    return { el: h('span', {}, ...boxes.map(({ title, box }) => h('label', { class: 'inline' }, box, ` ${title}`))), read: () => boxes.filter((b) => b.box.checked).map((b) => b.option) };
   }
   if (field.options) {
-    const select = h('select', { name }, ...(field.required ? [] : [h('option', { value: '' }, '(none)')]), ...field.options.map((o) => h('option', { value: o }, o)));
+    // Titled enums show their titles; the value sent is the option's own (`const`).
+    const select = h('select', { name }, ...(field.required ? [] : [h('option', { value: '' }, '(none)')]), ...field.options.map((o, i) => h('option', { value: o }, optionTitle(field, i))));
     if (typeof field.default === 'string') select.value = field.default;
     return { el: select, read: () => select.value };
   }
@@ -41,40 +43,54 @@ function control(field: ElicitationField): { el: HTMLElement; read: () => string
   return { el: input, read: () => input.value };
 }
 
-/** The form's values, or the first field that does not fit and why. */
-function collect(fields: readonly { field: ElicitationField; read: () => string | string[] | boolean; reason: HTMLElement }[]): Record<string, ElicitedValue> | undefined {
+interface FieldEntry {
+  readonly field: ElicitationField;
+  readonly el: HTMLElement;
+  readonly read: () => string | string[] | boolean;
+  readonly reason: HTMLElement;
+}
+
+type Checked = { readonly ok: true; readonly value?: ElicitedValue } | { readonly ok: false; readonly reason: string };
+
+/** One field's value (none: left empty and optional), or why it does not fit. */
+function check({ field, read }: FieldEntry): Checked {
+  const raw = read();
+  if (typeof raw === 'boolean') return { ok: true, value: raw };
+  if (Array.isArray(raw)) return raw.length > 0 || field.required ? { ok: true, value: raw } : { ok: true };
+  if (raw.trim() === '') return field.required ? { ok: false, reason: 'required' } : { ok: true };
+  return valueOf(field, raw);
+}
+
+/** Shows the field's reason, or clears it when the field fits. */
+function show(entry: FieldEntry, checked: Checked): void {
+  entry.reason.textContent = checked.ok ? '' : checked.reason;
+}
+
+/** The form's values, or undefined with every field that does not fit showing why. */
+function collect(fields: readonly FieldEntry[]): Record<string, ElicitedValue> | undefined {
   const content: Record<string, ElicitedValue> = {};
   let ok = true;
-  for (const { field, read, reason } of fields) {
-    reason.textContent = '';
-    const raw = read();
-    if (typeof raw === 'boolean') {
-      content[field.name] = raw;
-      continue;
-    }
-    if (Array.isArray(raw)) {
-      if (raw.length > 0 || field.required) content[field.name] = raw;
-      continue;
-    }
-    if (raw.trim() === '') {
-      if (field.required) {
-        reason.textContent = 'required';
-        ok = false;
-      }
-      continue;
-    }
-    const value = valueOf(field, raw);
-    if (value.ok) content[field.name] = value.value;
-    else {
-      reason.textContent = value.reason;
-      ok = false;
-    }
+  for (const entry of fields) {
+    const checked = check(entry);
+    show(entry, checked);
+    if (!checked.ok) ok = false;
+    else if (checked.value !== undefined) content[entry.field.name] = checked.value;
   }
   return ok ? content : undefined;
 }
 
+/** Once a field shows a reason, each change checks it again, so a corrected answer loses its reason at once. */
+function recheckOnChange(entry: FieldEntry): void {
+  const again = () => {
+    if (entry.reason.textContent !== '') show(entry, check(entry));
+  };
+  entry.el.addEventListener('input', again);
+  entry.el.addEventListener('change', again);
+}
+
 function questionForm(question: ElicitationView, send: (answer: Answer) => void): HTMLElement {
-  const fields = question.fields.map((field) => ({ field, ...control(field), reason: h('span', { class: 'reason', 'data-reason-for': field.name }) }));
+  const fields: FieldEntry[] = question.fields.map((field) => ({ field, ...control(field), reason: h('span', { class: 'reason', 'data-reason-for': field.name }) }));
+  fields.forEach(recheckOnChange);
   const buttons = ['accept', 'decline', 'cancel'].map((action) => h('button', { type: 'button', class: action, 'data-action': action }, action[0]!.toUpperCase() + action.slice(1)));
   const answer = (action: Answer['action']) => {
     const content = action === 'accept' ? collect(fields) : undefined;
