@@ -138,8 +138,14 @@ function reduceLoopEvent(view: AgentView, event: LoopEvent, at: number | undefin
     }
     case 'tombstone':
       return applyTombstone(view, event.uuids);
-    case 'warning':
-      return addNotice(view, 'warning', event.message, event.code);
+    case 'warning': {
+      // A host's warning outside any turn (an MCP server that failed as the session was built) is
+      // shown where the next turn will go, but no turn runs because of it: the page would say
+      // "running" and offer Stop with nothing to stop.
+      const last = view.turns[view.turns.length - 1];
+      const noted = addNotice(view, 'warning', event.message, event.code);
+      return last !== undefined && isOpen(last) ? noted : { ...noted, running: view.running };
+    }
     case 'compact_boundary': {
       const [key, keyed] = takeKey(view, 'b');
       return updateOpenTurn(keyed, (turn) =>

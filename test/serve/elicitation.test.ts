@@ -50,9 +50,15 @@ async function askInNewSession(): Promise<{ page: Page & { errors: string[] }; s
   const page = await browser.newPage();
   await page.goto(`${serve.url}?session=${sessionId}`);
   await page.waitForSelector('body[data-ready="true"]');
+  // The session was built with warnings (server-everything's tools we cannot offer): shown, but nothing runs.
+  await page.locator('.notice.warning').first().waitFor();
+  expect(await page.locator('#status').textContent()).toBe('idle');
+  expect(await page.locator('#stop').isDisabled()).toBe(true);
   await page.locator('#prompt').fill('ask me for my details');
   await page.locator('#prompt').press('Enter');
   await page.locator('.question[data-server="everything"]').waitFor();
+  // The picker names the running session by its prompt.
+  await page.locator('#sessions option', { hasText: '● ask me for my details' }).waitFor({ state: 'attached' });
   return { page, sessionId };
 }
 

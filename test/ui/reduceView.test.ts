@@ -227,6 +227,23 @@ describe('reduceView: host events and notices', () => {
   });
 });
 
+describe('reduceView: a warning outside any turn', () => {
+  it('is shown where the next turn goes, without making the view run; the next run runs and ends there', async () => {
+    const warned = finalView([{ type: 'warning', message: 'MCP server "x" failed', code: 'mcp_server_failed', chainId: '', depth: 0 }]);
+    expect(warned.running).toBe(false);
+    expect(warned.turns[0]!.items.map((i) => i.kind)).toEqual(['notice']);
+    const run = await runSync(() => message([text('Paris')]));
+    const views = foldViews(run.events, warned);
+    expect(views[0]!.running).toBe(true);
+    const end = views.at(-1)!;
+    expect(end.running).toBe(false);
+    expect(end.turns).toHaveLength(1);
+    expect(end.turns[0]!.items.map((i) => (i.kind === 'message' ? i.role : i.kind))).toEqual(['notice', 'user', 'assistant']);
+    // After the turn ended, a warning again opens no running turn.
+    expect(reduceView(end, { type: 'warning', message: 'later', chainId: '', depth: 0 }).running).toBe(false);
+  });
+});
+
 describe('reduceView: history of a resumed session', () => {
   it('is one ended turn, calls paired with their results; the next run is a new turn', async () => {
     const first = await runSync((n) => (n === 0 ? message([text('checking'), toolUse('echo', { x: 'a' }, 'toolu_h')]) : message([text('all good')])));
