@@ -15,7 +15,7 @@ import type { FrontEnd } from './frontEnd.js';
 import { mcpCommand } from './mcpCommand.js';
 import type { Paint } from './permissionQuestion.js';
 import { resumeCommand, permissionsCommand, type SessionCommandContext } from './sessionCommands.js';
-import { helpText, type BuiltinName } from './slashCommands.js';
+import { helpText, mcpPromptCommands, type BuiltinName } from './slashCommands.js';
 import { costReport } from './statusLine.js';
 import { sameSession, type ViewSession } from './viewSession.js';
 
@@ -95,7 +95,7 @@ async function agents(ctx: CommandContext): Promise<string> {
 export async function runBuiltin(name: BuiltinName, args: string, ctx: CommandContext): Promise<void> {
   switch (name) {
     case 'help':
-      return say(ctx, helpText(ctx.custom));
+      return say(ctx, helpText(ctx.custom, mcpPromptCommands(ctx.session.run.slashCommands)));
     case 'clear':
       await ctx.session.rebuild({ resume: undefined, continue: false, forkSession: false, sessionId: randomUUID() }, { clear: true });
       ctx.session.contextTokens = 0;

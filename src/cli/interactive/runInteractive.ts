@@ -32,7 +32,7 @@ import type { Paint } from './permissionQuestion.js';
 import { createPipedFrontEnd } from './pipedFrontEnd.js';
 import type { TerminalRenderer } from './render.js';
 import { addTotals, runTurn } from './runTurn.js';
-import { completeCommand, parseInput, type BuiltinName } from './slashCommands.js';
+import { completeCommand, mcpPromptCommands, parseInput, type BuiltinName } from './slashCommands.js';
 import { statusLine } from './statusLine.js';
 import { createTtyFrontEnd } from './ttyFrontEnd.js';
 import { createViewSession, type ViewSession } from './viewSession.js';
@@ -99,7 +99,7 @@ export async function runInteractive(
             ? statusLine({ model: session.run.model, permissionMode: session.run.permissionMode, contextTokens: session.contextTokens, costUsd: session.totals.costUsd })
             : '',
         pending: () => renderer?.pendingText() ?? '',
-        complete: (text) => completeCommand(text, custom.commands),
+        complete: (text) => completeCommand(text, custom.commands, mcpPromptCommands(session?.run.slashCommands ?? [])),
         historyFile: historyFile(homeDir, cwd),
         onWarning: (message) => print(`${paint('yellow', `warning: ${message}`)}\n`),
       })
@@ -198,7 +198,7 @@ export async function runInteractive(
         return turn(expandCustomCommand(parsed.command, parsed.args));
       case 'unknown':
         // An MCP server's prompt (`/mcp__<server>__<prompt> args`): the turn's prompt expansion asks the server.
-        if (session?.run.slashCommands.some((c) => c.name === parsed.name && c.name.startsWith('mcp__'))) return turn(text);
+        if (session && mcpPromptCommands(session.run.slashCommands).some((c) => c.name === parsed.name)) return turn(text);
         return print(`Unknown command: /${parsed.name}. Type /help for the commands.\n`);
       case 'builtin': {
         const controller = new AbortController();

@@ -1,6 +1,7 @@
 /**
  * The slash commands of the interactive view: a line starting with `/` is a command handled
- * here, never sent to the model as text (a custom command sends its own prompt). Pure: parsing,
+ * here, never sent to the model as text (a custom command sends its own prompt; an MCP prompt,
+ * `/mcp__<server>__<prompt>`, is expanded by the server). Pure: parsing,
  * the table of built-ins, Tab completion and the /help text; the handlers are in commandHandlers.
  */
 import type { CustomCommand } from './customCommands.js';
@@ -45,11 +46,21 @@ export function parseInput(text: string, custom: ReadonlyMap<string, CustomComma
   return { type: 'unknown', name };
 }
 
+/** An MCP server's prompt as a command (`mcp__<server>__<prompt>`), as the run lists it now. */
+export interface PromptCommand {
+  readonly name: string;
+  readonly description: string;
+  readonly argumentHint: string;
+}
+
+/** The run's slash commands that are MCP prompts (the others are the custom commands, read here). */
+export const mcpPromptCommands = (commands: readonly PromptCommand[]): PromptCommand[] => commands.filter((c) => c.name.startsWith('mcp__'));
+
 /** Tab: the command names that complete what was typed (only while it is `/` and a partial word). */
-export function completeCommand(text: string, custom: ReadonlyMap<string, CustomCommand>): string[] {
+export function completeCommand(text: string, custom: ReadonlyMap<string, CustomCommand>, prompts: readonly PromptCommand[] = []): string[] {
   const match = /^\/([A-Za-z0-9_.:-]*)$/.exec(text);
   if (!match) return [];
-  const names = [...BUILTIN_COMMANDS.map((c) => c.name), ...[...custom.keys()].filter((n) => !isBuiltin(n))];
+  const names = [...BUILTIN_COMMANDS.map((c) => c.name), ...[...custom.keys()].filter((n) => !isBuiltin(n)), ...prompts.map((p) => p.name)];
   return names.filter((n) => n.startsWith(match[1]!)).map((n) => `/${n}`);
 }
 
@@ -58,14 +69,14 @@ export const KEYS_HELP = [
   ['Shift+Enter, Meta+Enter, Ctrl-J, \\ then Enter', 'new line in the prompt'],
   ['paste', 'a pasted block stays one prompt, newlines and order kept'],
   ['Up / Down', 'move between lines, then through earlier prompts of this project'],
-  ['Tab', 'complete a /command'],
+  ['Tab', 'complete a /command (an MCP prompt too)'],
   ['Esc', 'interrupt the running turn'],
   ['Ctrl-C', 'clear the prompt, else interrupt the turn; again (or idle) to exit'],
   ['Ctrl-L', 'clear the screen'],
   ['Ctrl-D', 'exit (with an empty prompt)'],
 ] as const;
 
-export function helpText(custom: ReadonlyMap<string, CustomCommand>): string {
+export function helpText(custom: ReadonlyMap<string, CustomCommand>, prompts: readonly PromptCommand[] = []): string {
   const lines = ['Commands:'];
   // A term longer than the column gets its description on the next line.
   const width = 26;
@@ -75,6 +86,10 @@ export function helpText(custom: ReadonlyMap<string, CustomCommand>): string {
   if (custom.size > 0) {
     lines.push('Custom commands (.claude/commands, .rxagent/commands):');
     for (const c of custom.values()) entry(`/${c.name}`, c.description || c.file);
+  }
+  if (prompts.length > 0) {
+    lines.push("MCP prompts (the server's prompt becomes your message):");
+    for (const p of prompts) entry(`/${p.name} ${p.argumentHint}`.trim(), p.description || '(no description)');
   }
   lines.push('Keys:');
   for (const [key, what] of KEYS_HELP) entry(key, what);
