@@ -24,6 +24,8 @@ import type { PermissionChannel } from '../ui/permissionChannel.js';
 import { createCommandSession, type CommandOutcome, type CommandSession } from '../ui/commandSession.js';
 import type { QueuedPrompt, UiCommand } from '../ui/commands.js';
 import type { ViewEvent } from '../ui/types.js';
+import { localCommandOf } from '../cli/streamInput/localCommands.js';
+import { compactTurn } from './compactTurn.js';
 import { EventLog, type LoggedEvent } from './eventLog.js';
 
 export type { LoggedEvent } from './eventLog.js';
@@ -167,6 +169,10 @@ export class ServeSession {
   }
 
   private startTurn(prompt: QueuedPrompt, signal: AbortSignal): AgentRun {
+    // `/compact [instructions]` acts on the conversation, as in the terminal view; other text goes to the run.
+    const text = typeof prompt.input === 'string' ? prompt.input : undefined;
+    const local = text === undefined ? undefined : localCommandOf(text);
+    if (text !== undefined && local?.name === 'compact') return compactTurn(this.run, text, local.instructions, signal);
     const agentRun = createAgentTreeRun(this.run.loopOptions(prompt.input, signal));
     return { events$: agentRun.events$.pipe(this.run.traceTurn()), submit: (input, options) => agentRun.submit(input, options) };
   }

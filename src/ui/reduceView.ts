@@ -58,6 +58,8 @@ function summaryOf(event: TerminalEvent): TerminalSummary {
     costUsd: event.costUsd,
     durationMs: event.durationMs,
     error: event.error,
+    // No model message carries the answer of a turn that made no model call: the terminal does.
+    ...(event.turnCount === 0 && event.lastAssistantText ? { note: event.lastAssistantText } : {}),
   };
 }
 

@@ -139,6 +139,8 @@ export interface TerminalSummary {
   readonly costUsd: number;
   readonly durationMs: number;
   readonly error: LoopError | undefined;
+  /** What a turn without a model call said (a local command such as /compact: its outcome). */
+  readonly note?: string;
 }
 
 /** One user turn: from its prompt until its terminal. */

@@ -138,7 +138,8 @@ function endLine(turn: TurnView): HTMLElement | undefined {
   const failed = t.reason !== 'completed' && t.reason !== 'max_turns';
   const tokens = `${t.usage.inputTokens + t.usage.cacheCreationInputTokens + t.usage.cacheReadInputTokens} in / ${t.usage.outputTokens} out tokens`;
   const text = [`${t.turnCount} turn${t.turnCount === 1 ? '' : 's'}`, tokens, `$${t.costUsd.toFixed(4)}`, formatMs(t.durationMs), t.reason].join(' · ');
-  return h('div', { class: failed ? 'turn-end failed' : 'turn-end', 'data-reason': t.reason }, t.error ? `${text}: ${t.error.message}` : text);
+  const said = t.error ? t.error.message : t.note;
+  return h('div', { class: failed ? 'turn-end failed' : 'turn-end', 'data-reason': t.reason }, said ? `${text}: ${said}` : text);
 }
 
 const turnItems = new WeakMap<HTMLElement, KeyedList<TurnItem>>();
