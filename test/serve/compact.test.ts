@@ -14,7 +14,7 @@ import type { ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scriptedServer.js';
 import { lastUserText } from '../agents/helpers.js';
 import { assertBuilt, makeSandbox, removeSandboxes } from '../cli/helpers.js';
-import { gate, launchBrowser, SCREENSHOTS, startServe, type Browser, type ServeProcess } from './helpers.js';
+import { gate, launchBrowser, postJson, readEvents, SCREENSHOTS, startServe, type Browser, type ServeProcess } from './helpers.js';
 
 const SUMMARY = 'SUMMARY: Ada asked twice; keep the name Ada.';
 const systemOf = (request: MessagesRequest) => JSON.stringify(request.system ?? '');
@@ -35,7 +35,8 @@ beforeAll(async () => {
   assertBuilt();
   mkdirSync(SCREENSHOTS, { recursive: true });
   model = await startScriptedServer({ script });
-  serve = await startServe(['--port', '0'], { ...makeSandbox(), baseURL: model.baseURL });
+  const files = { '.claude/commands/greet.md': '---\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS politely.\n' };
+  serve = await startServe(['--port', '0'], { ...makeSandbox(files), baseURL: model.baseURL });
   browser = await launchBrowser();
 }, 60_000);
 
@@ -93,5 +94,12 @@ describe('/compact on the serve page', () => {
     expect(after).toContain('answer to: and now?');
     expect(page.errors).toEqual([]);
     await page.close();
+  });
+
+  it('a custom command (.claude/commands) sent to serve is expanded before the model sees it', async () => {
+    const created = await postJson(`${serve.base}/api/sessions`, { prompt: '/greet Ada' });
+    const id = created.json.session.sessionId as string;
+    const events = await readEvents(`${serve.base}/api/sessions/${id}/events`, (e) => e.event.type === 'terminal');
+    expect(events.at(-1)!.event).toMatchObject({ type: 'terminal', reason: 'completed', lastAssistantText: 'answer to: Say hello to Ada politely.' });
   });
 });
