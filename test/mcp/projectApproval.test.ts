@@ -4,7 +4,7 @@
  * answers stored in `.claude/settings.local.json` (createMcpApprover over a scripted front end;
  * the same question in a real terminal is test/terminal/mcpApproval.test.ts).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +118,26 @@ describe('createMcpApprover', () => {
     expect(warnings).toHaveLength(3);
     expect(warnings[0]).toMatch(/could not save the answer about MCP server "a" to .*settings\.local\.json .*; it holds for this session only/);
     expect(Object.keys(resolveIn(p, answers).servers)).toEqual(['a']);
+  });
+
+  it('the view leaving (SIGTERM) withdraws the open question and asks no other; nothing is stored', async () => {
+    const p = project();
+    const leaving = new AbortController();
+    const asked: string[] = [];
+    const frontEnd = {
+      print: () => undefined,
+      // Like the terminal's choose: the open question resolves unanswered when its signal aborts.
+      choose: <T>(title: string, _options: ReadonlyArray<Choice<T>>, signal?: AbortSignal) => {
+        asked.push(title);
+        const withdrawn = new Promise<T | undefined>((resolve) => signal?.addEventListener('abort', () => resolve(undefined), { once: true }));
+        leaving.abort();
+        return withdrawn;
+      },
+    };
+    const approve = createMcpApprover({ frontEnd, paint, cwd: p.cwd, onWarning: () => undefined, signal: leaving.signal });
+    expect(await approve(resolveIn(p).awaitingApproval)).toEqual({ enableAllProjectMcpServers: false, enabledMcpjsonServers: [], disabledMcpjsonServers: [] });
+    expect(asked).toEqual(['Start the MCP server "a"?']);
+    expect(existsSync(join(p.cwd, '.claude', 'settings.local.json'))).toBe(false);
   });
 
   it('withMcpApproval adds a name once and leaves other keys alone', () => {

@@ -27,6 +27,8 @@ export interface McpApproverOptions {
   readonly paint: Paint;
   readonly cwd: string;
   readonly onWarning: (message: string) => void;
+  /** The view is closing (SIGTERM): the open question goes away, unanswered, and no other is asked. */
+  readonly signal?: AbortSignal;
 }
 
 /** What one answer changes in the settings object (pure; other keys untouched). */
@@ -78,6 +80,7 @@ export function createMcpApprover(options: McpApproverOptions): (awaiting: reado
   };
   return async (awaiting) => {
     for (const { name, config } of awaiting) {
+      if (options.signal?.aborted) break;
       if (answers.has(name) || later.has(name) || [...answers.values()].includes('use_all')) continue;
       frontEnd.print(
         [
@@ -91,7 +94,7 @@ export function createMcpApprover(options: McpApproverOptions): (awaiting: reado
         { label: `Yes, use "${shown(name)}"`, value: 'use' },
         { label: 'Yes, and use every MCP server this project configures, now and later', value: 'use_all' },
         { label: `No, do not use "${shown(name)}"`, value: 'refuse' },
-      ]);
+      ], options.signal);
       if (answer === undefined) {
         later.add(name);
         frontEnd.print(`${paint('dim', `("${shown(name)}" is not started; you will be asked again next time)`)}\n`);

@@ -66,8 +66,11 @@ export async function runInteractive(
   let frontEnd: FrontEnd | undefined;
   const print = (text: string) => frontEnd?.print(text);
 
+  /** Aborted when the view leaves: a question asked before the session exists (MCP approval) goes away. */
+  const leaving = new AbortController();
   const leave = () => {
     ended = true;
+    leaving.abort();
     pending.length = 0;
     current?.abort();
     wake?.();
@@ -108,7 +111,7 @@ export async function runInteractive(
   const asker = createPermissionAsker({ frontEnd: view, match: { cwd, homeDir }, paint, answered: (id, at) => live.restart(id, at) });
   const onWarning = (message: string) => print(`${paint('yellow', `warning: ${message}`)}\n`);
   // Someone at the terminal decides about the project's unapproved MCP servers; piped, they stay off.
-  const approveMcpServers = view.interactive ? createMcpApprover({ frontEnd: view, paint, cwd, onWarning }) : undefined;
+  const approveMcpServers = view.interactive ? createMcpApprover({ frontEnd: view, paint, cwd, onWarning, signal: leaving.signal }) : undefined;
   const build = (opts: CliOptions, how?: { readonly sessionStartSource?: 'clear' }) =>
     buildRun(opts, {
       ...how,
