@@ -49,7 +49,10 @@ export function askInForm(view: FormView): McpElicitationHandler {
 }
 
 async function askField(view: FormView, field: ElicitationField, signal: AbortSignal): Promise<ElicitedValue | undefined | 'cancelled'> {
-  const label = `${field.title}${field.description ? ` (${field.description})` : ''}${field.required ? '' : ' [optional]'}`;
+  // The question is one line of the view, cut at its width: what explains the field (the
+  // server's description, the choices of a multi-select) is printed above it, whole.
+  const label = `${field.title}${field.required ? '' : ' [optional]'}`;
+  if (field.description) view.print(`  ${field.title}: ${field.description}\n`);
   if (field.type === 'boolean' || (field.options && field.type !== 'array')) {
     const options = field.type === 'boolean' ? [{ label: 'yes', value: 'yes' }, { label: 'no', value: 'no' }] : field.options!.map((o, i) => ({ label: optionTitle(field, i), value: o }));
     const picked = await view.choose(label, [...options, ...(field.required ? [] : [{ label: '(leave empty)', value: '' }])], signal);
@@ -58,11 +61,11 @@ async function askField(view: FormView, field: ElicitationField, signal: AbortSi
     const parsed = valueOf(field, picked);
     return parsed.ok ? parsed.value : 'cancelled';
   }
+  // A titled multi-select is typed as values; each is shown with its title.
+  if (field.type === 'array' && field.options) view.print(`  some of: ${field.options.map((o, i) => (optionTitle(field, i) === o ? o : `${o} = ${optionTitle(field, i)}`)).join(', ')} (comma-separated)\n`);
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
-    // A titled multi-select is typed as values; each is shown with its title.
-    const choices = field.type === 'array' && field.options ? ` (some of ${field.options.map((o, i) => (optionTitle(field, i) === o ? o : `${o} = ${optionTitle(field, i)}`)).join(', ')}, comma-separated)` : '';
     const hint = field.default !== undefined ? ` [${String(field.default)}]` : '';
-    const typed = await view.readLine(`${label}${choices}${hint}: `, signal);
+    const typed = await view.readLine(`${label}${hint}: `, signal);
     if (typed === undefined || signal.aborted) return 'cancelled';
     if (typed.trim() === '') {
       if (field.default !== undefined) return field.default;

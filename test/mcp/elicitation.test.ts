@@ -103,7 +103,7 @@ describe('askInForm (the interactive view)', () => {
   const fields = fieldsOf({
     properties: {
       name: { type: 'string', title: 'Name', minLength: 2 },
-      age: { type: 'integer', title: 'Age', minimum: 0, default: 30 },
+      age: { type: 'integer', title: 'Age', description: 'how old', minimum: 0, default: 30 },
       agree: { type: 'boolean', title: 'Agree' },
       color: { type: 'string', title: 'Color', enum: ['red', 'blue'] },
       tags: { type: 'array', title: 'Tags', items: { enum: ['a', 'b', 'c'] } },
@@ -118,7 +118,10 @@ describe('askInForm (the interactive view)', () => {
     expect(answer).toEqual({ action: 'accept', content: { name: 'Ada', age: 30, agree: true, tags: ['a', 'c'] } });
     expect(view.printed).toContain('MCP server "s" asks: Who are you?');
     expect(view.printed).toContain('at least 2 characters');
-    expect(view.asked).toEqual(['Answer it?', 'Name: ', 'Name: ', 'Age [optional] [30]: ', 'Agree', 'Color [optional]', 'Tags [optional] (some of a, b, c, comma-separated): ']);
+    expect(view.asked).toEqual(['Answer it?', 'Name: ', 'Name: ', 'Age [optional] [30]: ', 'Agree', 'Color [optional]', 'Tags [optional]: ']);
+    // What explains a field is printed whole above its one-line question.
+    expect(view.printed).toContain('  Age: how old\n');
+    expect(view.printed).toContain('  some of: a, b, c (comma-separated)\n');
   });
 
   it('titled enums are offered by title and answered with their values (oneOf/anyOf titles, legacy enumNames)', async () => {
@@ -140,7 +143,8 @@ describe('askInForm (the interactive view)', () => {
       ['Superman', 'Wonder Woman'],
       ['Cats', 'Dogs'],
     ]);
-    expect(view.asked.at(-1)).toBe('Fish [optional] (some of f1 = Tuna, f2, comma-separated): ');
+    expect(view.asked.at(-1)).toBe('Fish [optional]: ');
+    expect(view.printed).toContain('  some of: f1 = Tuna, f2 (comma-separated)\n');
     // enumNames that do not name every value are ignored (the values are shown).
     expect(fieldsOf({ properties: { x: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } } })[0]!.optionTitles).toEqual(['a', 'b']);
   });
