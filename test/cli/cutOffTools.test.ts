@@ -5,13 +5,14 @@
  * printed lines and in the transcript, and a final `result` line says how the turn ended.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, watch } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { workspaceSlug } from '../../src/session/paths.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes } from './helpers.js';
 import { isResult, startStreamHost, userLine } from './streamHost.js';
+import { fileCreated } from '../fileCreated.js';
 
 beforeAll(assertBuilt);
 afterAll(removeSandboxes);
@@ -20,22 +21,6 @@ const CALL_ID = 'toolu_scripted_0_0';
 const longBash = { kind: 'message' as const, blocks: [{ type: 'tool_use' as const, name: 'Bash', input: { command: 'touch running; sleep 60' } }] };
 const answer = (text: string) => ({ kind: 'message' as const, blocks: [{ type: 'text' as const, text }] });
 const INTERRUPTED_BASH = { stdout: '', stderr: '', interrupted: true, isImage: false, noOutputExpected: false };
-
-/** Resolves once `file` exists in `dir`: the command's own sign that it runs. */
-function created(dir: string, file: string): Promise<void> {
-  return new Promise((resolve) => {
-    const watcher = watch(dir, () => {
-      if (existsSync(join(dir, file))) {
-        watcher.close();
-        resolve();
-      }
-    });
-    if (existsSync(join(dir, file))) {
-      watcher.close();
-      resolve();
-    }
-  });
-}
 
 /** The tool_result blocks of the transcript's records, by tool_use_id. */
 function transcriptResults(home: string, cwd: string, sessionId: string): Array<{ tool_use_id: string; is_error?: boolean }> {
@@ -61,7 +46,7 @@ test('SIGINT to a -p run while Bash runs: one interrupted result for the call (p
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await created(box.cwd, 'running');
+    await fileCreated(box.cwd, 'running');
     child.kill('SIGINT');
     expect(await closed).toBe(1);
     const lines = parseLines(stdout);

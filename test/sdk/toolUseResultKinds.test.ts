@@ -5,13 +5,12 @@
  * child's answer as content, its tool calls, usage, prompt); MCP tools (`McpOutput`: the content
  * blocks, or the server's `structuredContent`). The model's tool_result texts are unchanged.
  */
-import { existsSync, watch } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
 import { makeSandbox } from '../cli/helpers.js';
 import { compileAgainstSdkTools } from './compileSource.js';
 import { assertBuilt, removeSandboxes, resultOf, resultsById, runQuery } from './helpers.js';
+import { fileCreated } from '../fileCreated.js';
 
 beforeAll(assertBuilt);
 afterAll(removeSandboxes);
@@ -21,22 +20,6 @@ const answer = (text: string) => ({ kind: 'message' as const, blocks: [{ type: '
 /** The scripted server's ids: toolu_scripted_<response>_<block>. */
 const FIRST_CALL = 'toolu_scripted_0_0';
 const sentToModel = (body: { messages: Array<{ content: unknown }> } | undefined) => JSON.stringify(body?.messages.at(-1)?.content);
-
-/** Resolves once `file` exists in `dir` (the command's own signal that it is running). */
-function created(dir: string, file: string): Promise<void> {
-  return new Promise((resolve) => {
-    const watcher = watch(dir, () => {
-      if (existsSync(join(dir, file))) {
-        watcher.close();
-        resolve();
-      }
-    });
-    if (existsSync(join(dir, file))) {
-      watcher.close();
-      resolve();
-    }
-  });
-}
 
 test('Bash stopped by its timeout: interrupted true with what it printed; the model still gets the error text', async () => {
   const { messages, server } = await runQuery([call('Bash', { command: 'echo before; sleep 30', timeout: 1000 }), answer('it timed out')], 'run it', {
@@ -51,7 +34,7 @@ test('Bash stopped by its timeout: interrupted true with what it printed; the mo
 
 test("Bash stopped by the host's interrupt: interrupted true; the turn ends as an interrupt", async () => {
   const sandbox = makeSandbox();
-  const running = created(sandbox.cwd, 'running');
+  const running = fileCreated(sandbox.cwd, 'running');
   const { messages } = await runQuery([call('Bash', { command: 'touch running; sleep 60' }), answer('never asked for')], 'run it', {
     permissionMode: 'bypassPermissions',
     allowDangerouslySkipPermissions: true,
