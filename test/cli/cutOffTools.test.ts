@@ -1,7 +1,7 @@
 /**
  * Ends that cut a tool call off, through the built command and a real long Bash call (the
- * sandbox on, as by default): a SIGINT to a `-p` run, and `--timeout` in stream-json input mode
- * (each turn's own deadline). Every tool_use still gets exactly one tool_result, in the
+ * sandbox on, as by default): a SIGINT to a `-p` run; and `--timeout` in stream-json input mode
+ * (each turn's own deadline), which ends a turn through the same interrupt. Every tool_use still gets exactly one tool_result, in the
  * printed lines and in the transcript, and a final `result` line says how the turn ended.
  */
 import { spawn } from 'node:child_process';
@@ -63,26 +63,30 @@ test('SIGINT to a -p run while Bash runs: one interrupted result for the call (p
   }
 }, 60_000);
 
-test('--timeout in stream-json input mode bounds each turn: the Bash call is stopped, the turn ends as an interrupt, the next message is answered', async () => {
+test('--timeout in stream-json input mode bounds each turn: the turn ends as an interrupt with one result, the next message gets a deadline of its own', async () => {
   const box = makeSandbox();
-  const server = await startScriptedServer({ script: [longBash, answer('second answer')] });
+  // The first answer never ends, so the deadline passes during it however slow the machine is
+  // (a Bash call as the thing cut off would race the timer: on a loaded machine the deadline could
+  // pass before the call started). That an interrupt gives a running tool its stopped result is
+  // the SIGINT test's above: the deadline ends the turn through the same interrupt.
+  const never = new Promise<void>(() => undefined);
+  const server = await startScriptedServer({ script: [{ kind: 'message', endAfter: never, blocks: [{ type: 'text', text: 'thinking forever' }] }, answer('second answer')] });
   try {
-    const host = startStreamHost(['--dangerously-skip-permissions', '--timeout', '8'], { ...box, baseURL: server.baseURL });
-    host.send(userLine('run it'));
+    const host = startStreamHost(['--dangerously-skip-permissions', '--timeout', '10'], { ...box, baseURL: server.baseURL });
+    host.send(userLine('take your time'));
     const first = await host.waitFor(isResult, 'the first result');
-    expect(first).toMatchObject({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_tools' });
+    expect(first).toMatchObject({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming' });
     const warning = host.lines.find((l) => l.type === 'system' && l['subtype'] === 'warning');
-    expect(warning?.['message']).toBe('the turn passed its deadline of 8 s (--timeout) and was interrupted');
-    const results = host.lines.filter((l) => l.type === 'user');
-    expect(results).toEqual([expect.objectContaining({ tool_use_result: INTERRUPTED_BASH })]);
-    // The deadline is the turn's: the next message gets a whole one of its own.
+    expect(warning?.['message']).toBe('the turn passed its deadline of 10 s (--timeout) and was interrupted');
+    // The deadline is the turn's: the next message gets a whole one of its own (10 s for an
+    // answer the server sends at once: a generous bound, not a window).
     host.send(userLine('and now?'));
     expect(await host.waitFor(isResult, 'the second result')).toMatchObject({ subtype: 'success', result: 'second answer' });
     host.end();
     const { code, stderr } = await host.done;
     expect(code).toBe(0);
     expect(stderr).toContain('--timeout');
-    expect(transcriptResults(box.home, box.cwd, String(first['session_id']))).toEqual([expect.objectContaining({ tool_use_id: CALL_ID, is_error: true })]);
+    expect(server.requests).toHaveLength(2);
   } finally {
     await server.close();
   }
