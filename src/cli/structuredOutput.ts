@@ -15,6 +15,7 @@ import { defineTool } from '../tools/defineTool.js';
 import type { Tool } from '../tools/types.js';
 import type { StopHook } from '../loop/seams.js';
 import { UsageError } from './args.js';
+import { issuesText } from '../util/issuesText.js';
 
 export const STRUCTURED_OUTPUT_TOOL = 'StructuredOutput';
 
@@ -72,7 +73,7 @@ export function createStructuredOutput(schemaText: string): StructuredOutput {
         state = { status: 'provided', value: input };
         return { type: 'outcome' as const, output: 'Structured output provided.', endsTurn: true };
       }
-      const problems = checked.error.issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`).join('; ');
+      const problems = issuesText(checked.error.issues, { whole: '(input)' });
       invalidAnswers += 1;
       if (invalidAnswers > 1) {
         state = { status: 'failed', reason: `the structured output did not match the schema twice: ${problems}` };

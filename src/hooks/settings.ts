@@ -28,6 +28,7 @@ import { parseRule } from '../permissions/rules.js';
 import { PERMISSION_MODES } from '../permissions/modes.js';
 import { compileToolMatcher } from './matcher.js';
 import { HOOK_EVENTS, type HookEvent, type HookMatcherGroup, type HooksConfig } from './types.js';
+import { issuesText } from '../util/issuesText.js';
 
 const commandHookSchema = z.strictObject({
   type: z.literal('command'),
@@ -122,8 +123,7 @@ export function parseSettingsText(text: string, label: string): Settings {
   }
   const parsed = settingsFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-    throw new ConfigurationError(`settings file ${file} is invalid:\n- ${issues.join('\n- ')}`);
+    throw new ConfigurationError(`settings file ${file} is invalid:\n- ${issuesText(parsed.error.issues, { whole: '(root)', separator: '\n- ' })}`);
   }
   const warnings: string[] = [];
   const hooks: { [E in HookEvent]?: HookMatcherGroup[] } = {};

@@ -7,6 +7,7 @@
 import { isPlainSessionRecord } from './recordShape.js';
 import { sessionRecordSchema, type SessionRecord } from './records.js';
 import type { SessionWarning } from './warnings.js';
+import { issuesText } from '../util/issuesText.js';
 
 /** The records of a transcript, and what could not be read. */
 export interface ParsedTranscript {
@@ -59,10 +60,7 @@ function parseLine(line: string, lineNumber: number, records: SessionRecord[], w
   }
   const parsed = sessionRecordSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 3)
-      .map((issue) => `${issue.path.join('.') || 'record'}: ${issue.message}`)
-      .join('; ');
+    const issues = issuesText(parsed.error.issues, { whole: 'record', max: 3 });
     warnings.push({ kind: 'invalid_record', line: lineNumber, message: `line ${lineNumber}: not a transcript record (${issues}); skipped` });
     return;
   }

@@ -37,6 +37,7 @@ import { apiErrorFromStreamEvent, quoteStart } from './apiErrorFromResponse.js';
 import { createToolUseIdRegistry, type ToolUseIdRegistry } from './uniqueToolUseIds.js';
 import type { DebugEvent, TransportOutput } from './types.js';
 import { assertNever } from '../util/assertNever.js';
+import { issuesText } from '../util/issuesText.js';
 
 /** Default cap on what the SSE parser may buffer (a partial line plus an unfinished event). */
 export const DEFAULT_MAX_BUFFER_SIZE = 8 * 1024 * 1024;
@@ -258,11 +259,7 @@ function onRareEvent(s: DecoderState, type: string, value: object, raw: string):
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    const detail = parsed.error.issues
-      .slice(0, 3)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-      .join('; ');
-    return invalid(s, type, detail, raw);
+    return invalid(s, type, issuesText(parsed.error.issues, { whole: '(root)', max: 3 }), raw);
   }
   const event = parsed.data;
   if (event.type === 'error') {

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { messageParamSchema, type MessageParam } from '../../protocol/content.js';
+import { issuesText } from '../../util/issuesText.js';
 
 export const userInputLineSchema = z.looseObject({
   type: z.literal('user'),
@@ -52,7 +53,7 @@ export type InputLine =
 const firstBytes = (text: string): string => (text.length > 80 ? `${text.slice(0, 80)}...` : text);
 
 function issuesOf(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.map(String).join('.') || '(line)'}: ${i.message}`).join('; ');
+  return issuesText(error.issues, { whole: '(line)' });
 }
 
 export function parseInputLine(text: string): InputLine {
