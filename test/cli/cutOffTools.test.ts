@@ -4,13 +4,12 @@
  * (each turn's own deadline), which ends a turn through the same interrupt. Every tool_use still gets exactly one tool_result, in the
  * printed lines and in the transcript, and a final `result` line says how the turn ended.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { workspaceSlug } from '../../src/session/paths.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes } from './helpers.js';
+import { assertBuilt, makeSandbox, parseLines, removeSandboxes, startCli } from './helpers.js';
 import { isResult, startStreamHost, userLine } from './streamHost.js';
 import { fileCreated } from '../fileCreated.js';
 
@@ -38,17 +37,11 @@ test('SIGINT to a -p run while Bash runs: one interrupted result for the call (p
   const box = makeSandbox();
   const server = await startScriptedServer({ script: [longBash, answer('never asked for')] });
   try {
-    const child = spawn(process.execPath, [CLI, '-p', 'run it', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], {
-      cwd: box.cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const cli = startCli(['-p', 'run it', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], { ...box, baseURL: server.baseURL });
     await fileCreated(box.cwd, 'running');
-    child.kill('SIGINT');
-    expect(await closed).toBe(1);
+    cli.child.kill('SIGINT');
+    const { code, stdout } = await cli.done;
+    expect(code).toBe(1);
     const lines = parseLines(stdout);
     const init = lines[0];
     expect(init).toMatchObject({ type: 'system', subtype: 'init', sandbox: { enabled: true } });

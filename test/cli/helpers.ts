@@ -3,7 +3,7 @@
  * The tests rely on `dist/` being current: `npm ci` builds it (`prepare`), and `npm test` runs
  * after; when working on the sources, run `npm run build` first.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -55,27 +55,44 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-export function runCli(args: readonly string[], options: RunOptions): Promise<CliRun> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        HOME: options.home,
-        ANTHROPIC_API_KEY: 'test-key',
-        ...(options.baseURL ? { ANTHROPIC_BASE_URL: options.baseURL } : {}),
-        ...options.env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+/** A started command: its process, what it printed so far, and its end. */
+export interface StartedCli {
+  readonly child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  readonly done: Promise<CliRun>;
+}
+
+/**
+ * Starts the built command. stdin gets `options.stdin` and is closed (a `-p` run with an open
+ * piped stdin would wait for it), unless `openStdin` leaves it to the test.
+ */
+export function startCli(args: readonly string[], options: RunOptions & { readonly openStdin?: boolean }): StartedCli {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: options.home,
+      ANTHROPIC_API_KEY: 'test-key',
+      ...(options.baseURL ? { ANTHROPIC_BASE_URL: options.baseURL } : {}),
+      ...options.env,
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliRun>((resolvePromise, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
   });
+  if (!options.openStdin) child.stdin.end(options.stdin ?? '');
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
+}
+
+export function runCli(args: readonly string[], options: RunOptions): Promise<CliRun> {
+  return startCli(args, options).done;
 }
 
 /** Starts a server for `script`, runs the command against it, and closes the server. */

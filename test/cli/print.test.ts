@@ -3,7 +3,6 @@
  * every output format, each terminal's exit status / subtype / terminal_reason, sessions,
  * permission modes, hooks from --settings, usage errors and the stdin prompt.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -12,7 +11,7 @@ import type { OutputLine } from '../../src/cli/outputSchemas.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 import { DEFAULT_MODEL } from '../../src/context/modelTable.js';
 import { gate } from '../../src/testing/gate.js';
-import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli } from './helpers.js';
+import { assertBuilt, makeSandbox, parseLines, removeSandboxes, runAgainst, runCli, startCli } from './helpers.js';
 import { workspaceSlug } from '../../src/session/paths.js';
 
 beforeAll(assertBuilt);
@@ -252,17 +251,11 @@ describe.concurrent('interrupts and the interactive loop', () => {
       script: [{ kind: 'message', blocks: [{ type: 'text', text: 'slow answer text' }], endAfter: gate().promise }],
     });
     try {
-      const child = spawn(process.execPath, [CLI, '-p', 'hi', '--output-format', 'stream-json'], {
-        cwd: box.cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const cli = startCli(['-p', 'hi', '--output-format', 'stream-json'], { ...box, baseURL: server.baseURL });
       await server.waitForRequests(1);
-      child.kill('SIGINT');
-      expect(await closed).toBe(1);
+      cli.child.kill('SIGINT');
+      const { code, stdout } = await cli.done;
+      expect(code).toBe(1);
       expect(resultOf(parseLines(stdout))).toMatchObject({ subtype: 'error_during_execution', terminal_reason: 'aborted_streaming' });
     } finally {
       await server.close();

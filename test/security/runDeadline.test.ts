@@ -5,11 +5,10 @@
  * default and, when given, bounds each turn (ended as Esc would, the session goes on).
  * Each test waits for rxagent's exit (real I/O); the deadline is the only clock.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ScriptedResponse } from '../../src/testing/script.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, parseLines, removeSandboxes, runAgainst } from '../cli/helpers.js';
+import { assertBuilt, makeSandbox, parseLines, removeSandboxes, runAgainst, startCli } from '../cli/helpers.js';
 import { eventually } from '../eventually.js';
 import { survivorsOf } from './processes.js';
 
@@ -78,18 +77,12 @@ describe('interactive --timeout: each turn gets the deadline', () => {
     const server = await startScriptedServer({ script });
     const box = makeSandbox();
     try {
-      const child = spawn(process.execPath, [CLI, '--timeout', '1'], {
-        cwd: box.cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: box.home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.baseURL },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-      child.stdin.write('first\n');
-      await eventually(() => stdout.includes('(the turn passed --timeout 1 s; Ctrl-C again to exit)'), { what: 'the deadline notice', timeoutMs: 60_000 });
-      child.stdin.end('second\n');
-      expect(await closed).toBe(0);
+      const cli = startCli(['--timeout', '1'], { ...box, baseURL: server.baseURL, openStdin: true });
+      cli.child.stdin.write('first\n');
+      await eventually(() => cli.stdout().includes('(the turn passed --timeout 1 s; Ctrl-C again to exit)'), { what: 'the deadline notice', timeoutMs: 60_000 });
+      cli.child.stdin.end('second\n');
+      const { code, stdout } = await cli.done;
+      expect(code).toBe(0);
       expect(stdout).toContain('Second turn answered.');
       expect(server.requests).toHaveLength(2);
     } finally {
