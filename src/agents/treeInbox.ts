@@ -11,7 +11,7 @@
  *   phase takes them;
  * - `closed` once the tree's terminal is decided: later submissions are refused.
  *
- * The running phase's own queue is its loop's (`RunContext.input`); this state only says what
+ * The running phase's own queue is its loop's (`RunInput`, treePhase.ts); this state only says what
  * the tree hands it and what it hides from the consumer (its notifications' lifecycle events
  * are plumbing). Immutable steps: actions are rare (a submission, a child's end, a phase's end),
  * so copying is cheap, and a test can table them.

@@ -19,7 +19,7 @@ import { concat, defer, filter, from, map, type Observable } from 'rxjs';
 import { loopOf } from '../loop/agentLoop.js';
 import type { AgentLoopHooks, AgentLoopOptions } from '../loop/options.js';
 import { createRunContext } from '../loop/runContext.js';
-import type { QueuedCommand, RunInput } from '../loop/runInput.js';
+import { createRunInput, type QueuedCommand, type RunInput } from '../loop/runInput.js';
 import type { CommandStatus, LoopEvent, QueryTracking, TerminalEvent } from '../loop/types.js';
 import type { MessageParam } from '../protocol/content.js';
 import type { Tool } from '../tools/types.js';
@@ -90,15 +90,17 @@ export function lifecycleOf(host: PhaseHost, id: string, status: CommandStatus):
 /** Runs one phase (see the file comment). */
 export function runPhase(host: PhaseHost, start: PhaseStart): Observable<LoopEvent | PhaseEnd> {
   return defer(() => {
-    const ctx = createRunContext(phaseLoopOptions(host, start));
-    host.current = ctx.input;
+    const options = phaseLoopOptions(host, start);
+    const ctx = createRunContext(options);
+    const input = createRunInput({ chainId: ctx.chainId, depth: options.depth ?? 0 });
+    host.current = input;
     // The first phase absorbs early submissions (already reported queued by the router) like
     // `createAgentRun` does, after the first batch; a later phase carries its submissions in
     // its prompt, already started.
-    if (start.first) for (const c of host.inbox.dispatch({ type: 'take', into: 'queue' }).commands) ctx.input.notify(c);
-    ctx.input.adopt(start.commands.map((c) => c.id));
-    const lifecycle$ = concat(from(start.commands.map((c) => lifecycleOf(host, c.id, 'started'))), ctx.input.lifecycle$);
-    return loopOf(ctx, lifecycle$).pipe(
+    if (start.first) for (const c of host.inbox.dispatch({ type: 'take', into: 'queue' }).commands) input.notify(c);
+    input.adopt(start.commands.map((c) => c.id));
+    const lifecycle$ = concat(from(start.commands.map((c) => lifecycleOf(host, c.id, 'started'))), input.lifecycle$);
+    return loopOf(ctx, input, lifecycle$).pipe(
       filter((event) => event.type !== 'command_lifecycle' || !host.inbox.dispatch({ type: 'lifecycle', id: event.id, status: event.status }).hidden),
       map((event): LoopEvent | PhaseEnd => {
         host.tracking = { chainId: event.chainId, depth: event.depth };

@@ -10,7 +10,7 @@ import { isContinue, type Continue, type EventSink, type IterationOutput } from 
 import { setup } from './initialState.js';
 import { iteration } from './iteration.js';
 import type { AgentLoopOptions } from './options.js';
-import { readSubmissions, type Submission } from './runInput.js';
+import { createRunInput, readSubmissions, type RunInput, type Submission } from './runInput.js';
 import { createRunContext, type RunContext } from './runContext.js';
 import { isControlledTerminal, type LoopEvent } from './types.js';
 
@@ -49,7 +49,8 @@ export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
   // MCP servers (when configured) connect first and close with the loop.
   return withMcpServers(options, (opts) => defer(() => {
     const ctx = createRunContext(opts);
-    return opts.input$ ? loopOf(ctx, readInput(ctx, opts.input$, opts.inputAcks)) : loopOf(ctx);
+    const input = createRunInput({ chainId: ctx.chainId, depth: opts.depth ?? 0 });
+    return loopOf(ctx, input, opts.input$ ? readInput(input, opts.input$, opts.inputAcks) : EMPTY);
   }));
 }
 
@@ -57,16 +58,16 @@ export function agentLoop(options: AgentLoopOptions): Observable<LoopEvent> {
  * The submissions of `input$` into the run's input scan, each acknowledged at once; their
  * `queued` events (and, later, the rest of their lifecycle) come out with the loop's events.
  */
-export function readInput(ctx: RunContext, input$: Observable<Submission>, acks: AgentLoopOptions['inputAcks']): Observable<LoopEvent> {
-  const received$ = readSubmissions(input$, acks, (command) => ctx.input.submit(command));
-  return merge(ctx.input.lifecycle$, received$);
+export function readInput(input: RunInput, input$: Observable<Submission>, acks: AgentLoopOptions['inputAcks']): Observable<LoopEvent> {
+  const received$ = readSubmissions(input$, acks, (command) => input.submit(command));
+  return merge(input.lifecycle$, received$);
 }
 
 /**
  * One event to the loop's output (module-level: it runs per stream event, and V8 keeps the
  * optimized code of a function only while an instance of it lives).
  */
-function deliverEvent(subscriber: Subscriber<LoopEvent>, input: RunContext['input'], event: LoopEvent): void {
+function deliverEvent(subscriber: Subscriber<LoopEvent>, input: RunInput, event: LoopEvent): void {
   if (subscriber.closed) return;
   // Right before the terminal: closes the input and reports how every submission ended
   // (absorbed ones `completed`/`cancelled` by the kind of ending, still-queued ones
@@ -80,7 +81,9 @@ function deliverEvent(subscriber: Subscriber<LoopEvent>, input: RunContext['inpu
 }
 
 /**
- * The composition itself, over a prepared context (shared with `createAgentRun`).
+ * The composition itself, over a prepared context and the run's input side (shared with the
+ * agent tree's phases, which feed `input` themselves). The loop owns both from here: its
+ * teardown disposes them.
  *
  * One output Subscriber for every event: the iterations hand their events to `deliver` in their
  * frame (the model phase straight from its fold, see `modelPhase.ts`), and only the `continue`
@@ -88,9 +91,8 @@ function deliverEvent(subscriber: Subscriber<LoopEvent>, input: RunContext['inpu
  * operator hop between the fold and the consumer is paid thousands of times per response; the
  * Subject and merges this replaces were about half the loop's cost over the bare pipeline.
  */
-export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): Observable<LoopEvent> {
+export function loopOf(ctx: RunContext, input: RunInput, extra$: Observable<LoopEvent> = EMPTY): Observable<LoopEvent> {
   return new Observable<LoopEvent>((subscriber) => {
-    const input = ctx.input;
     const deliver: EventSink = (event) => deliverEvent(subscriber, input, event);
     const route = (out: IterationOutput): out is Continue => {
       if (isContinue(out)) return true;
@@ -101,9 +103,12 @@ export function loopOf(ctx: RunContext, extra$: Observable<LoopEvent> = EMPTY): 
     // Events produced outside the iterations (e.g. a submission was queued) stop with the loop.
     const extra = subscribeLinked(extra$, subscriber, { next: deliver, error: (error: unknown) => subscriber.error(error), complete: noop });
     // Returned, so it runs after the iterations' own teardown (immediately if already over).
-    const dispose = () => ctx.dispose();
+    const dispose = () => {
+      ctx.dispose();
+      input.dispose();
+    };
     if (subscriber.closed) return dispose;
-    const driver$ = continues(setup(ctx)).pipe(expand((next) => continues(iteration(ctx, next, deliver).pipe(subscribeOn(ctx.scheduler)))));
+    const driver$ = continues(setup(ctx)).pipe(expand((next) => continues(iteration(ctx, input, next, deliver).pipe(subscribeOn(ctx.scheduler)))));
     subscribeLinked(driver$, subscriber, {
       next: noop,
       error: (error: unknown) => subscriber.error(error),

@@ -9,6 +9,7 @@ import type { AssemblyEvent } from '../assembly/types.js';
 import type { AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
 import type { DebugEvent } from '../transport/types.js';
 import type { TranscriptRecord } from './seams.js';
+import { NOTHING_SENT, type SentHistory } from './sentHistory.js';
 import type { LoopError, LoopEvent, LoopEventOf, LoopState, QueryTracking, TerminalReason } from './types.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -17,11 +18,13 @@ export type LoopEventBody = DistributiveOmit<LoopEvent, keyof QueryTracking>;
 /**
  * The one item of an iteration that is not an event: go on with `state`. `records` are the
  * transcript records not yet written; the next iteration writes them before its request.
+ * `sent` is the history as the last request sent it, which the next request prepares from.
  */
 export interface Continue {
   readonly type: 'continue';
   readonly state: LoopState;
   readonly records: readonly TranscriptRecord[];
+  readonly sent: SentHistory;
 }
 
 /** What one iteration emits: events for the consumer, and at most one `Continue` (its last item). */
@@ -33,8 +36,8 @@ export type IterationOutput = LoopEvent | Continue;
  */
 export type EventSink = (event: LoopEvent) => void;
 
-export function continueWith(state: LoopState, records: readonly TranscriptRecord[] = []): Continue {
-  return { type: 'continue', state, records };
+export function continueWith(state: LoopState, records: readonly TranscriptRecord[] = [], sent: SentHistory = NOTHING_SENT): Continue {
+  return { type: 'continue', state, records, sent };
 }
 
 export function isContinue(out: IterationOutput): out is Continue {

@@ -8,6 +8,7 @@ import { appendAll, userAddition, terminal, type Addition, type Decision } from 
 import { continueWith, eventOf, terminalOf, warningEvent, type Continue } from './events.js';
 import type { TranscriptRecord } from './seams.js';
 import { joinPaused } from './pausedRecord.js';
+import type { SentHistory } from './sentHistory.js';
 import { nextTurn } from './transitions.js';
 import type { LoopEvent, LoopState, TerminalEvent } from './types.js';
 
@@ -33,6 +34,8 @@ export interface FinishFacts {
   readonly recording: boolean;
   /** Uuids of records already written during the iteration (earlyRecord.ts): left out here. */
   readonly writtenEarly?: ReadonlySet<string>;
+  /** The history as this iteration's request sent it, handed on to the next (sentHistory.ts). */
+  readonly sent?: SentHistory;
 }
 
 export function finish(state: LoopState, decision: SettledDecision, facts: FinishFacts): Finished {
@@ -47,7 +50,7 @@ export function finish(state: LoopState, decision: SettledDecision, facts: Finis
   if (decision.type === 'continue') {
     const next = decision.state;
     events.push(eventOf(state, { type: 'transition', reason: next.transition!.reason, turnCount: next.turnCount }));
-    return { events, records: [], end: continueWith(next, records), messages: next.messages };
+    return { events, records: [], end: continueWith(next, records, facts.sent), messages: next.messages };
   }
   const messages = appendAll(state, decision.additions).messages;
   const end = terminalOf(state, facts.now - facts.startedAt, { reason: decision.reason, error: decision.error, messages, deferredToolUse: decision.deferredToolUse });

@@ -29,23 +29,28 @@ import { preflight } from './preflight.js';
 import { resolveHooks } from './resolveHooks.js';
 import { toolsOfIteration } from './toolRefresh.js';
 import type { RunContext } from './runContext.js';
+import type { RunInput } from './runInput.js';
 import { TranscriptWriteFailure, writeRecords } from './transcriptWrites.js';
 
-/** `emit`: the loop's output, which the model phase's events go to directly (see `EventSink`). */
-export function iteration(ctx: RunContext, from$: Continue, emit: EventSink): Observable<IterationOutput> {
+/**
+ * `input`: the run's input side (absorbed after a batch, interrupts); `emit`: the loop's output,
+ * which the model phase's events go to directly (see `EventSink`).
+ */
+export function iteration(ctx: RunContext, input: RunInput, from$: Continue, emit: EventSink): Observable<IterationOutput> {
   // The tool set is asked for once, before anything else; without a refresh seam it is fixed
   // (no extra hop per iteration).
-  if (!ctx.options.refreshTools) return iterate(ctx, from$, ctx.options.tools ?? [], emit);
-  return defer(() => toolsOfIteration(ctx.options)).pipe(mergeMap((tools) => iterate(ctx, from$, tools, emit)));
+  if (!ctx.options.refreshTools) return iterate(ctx, input, from$, ctx.options.tools ?? [], emit);
+  return defer(() => toolsOfIteration(ctx.options)).pipe(mergeMap((tools) => iterate(ctx, input, from$, tools, emit)));
 }
 
-function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[], emit: EventSink): Observable<IterationOutput> {
+function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: readonly Tool[], emit: EventSink): Observable<IterationOutput> {
   return defer(() => {
     const state = from$.state;
-    ctx.input.tracking = { chainId: state.chainId, depth: state.depth };
+    input.tracking = { chainId: state.chainId, depth: state.depth };
     const log: IterationLog = {
       latest: newAttempt(state),
       sent: state.messages,
+      prepared: from$.sent,
       written: state.messages,
       pending: from$.records,
       error: undefined,
@@ -57,12 +62,12 @@ function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[], emit:
       lifecycle: [],
     };
     const absorb = (): readonly TextBlock[] => {
-      const { content, events } = ctx.input.absorb();
+      const { content, events } = input.absorb();
       log.lifecycle.push(...events);
       return content;
     };
     const end = (decision: Decision): Observable<IterationOutput> =>
-      resolveHooks(ctx, log.latest, decision, absorb).pipe(mergeMap((settled) => ended(ctx, log, settle(ctx, log, settled, absorb))));
+      resolveHooks(ctx, log.latest, decision, absorb).pipe(mergeMap((settled) => ended(ctx, log, settle(ctx, input, log, settled, absorb))));
     const decide$ = defer(() => {
       if (log.recovered && ctx.abortCause() === undefined && !log.interrupted) return from([]);
       const ending = {
@@ -74,7 +79,7 @@ function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[], emit:
       return end(decideAttempt(log.latest, ending, ctx.decideConfig));
     });
     const sink = ctx.transcript ? writingEarly(ctx, ctx.transcript, log, emit) : emit;
-    return concat(preflight(ctx, log, end), modelPhase(ctx, log, tools, sink), awaitEarly(log), decide$).pipe(
+    return concat(preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), awaitEarly(log), decide$).pipe(
       // A terminal (from any phase) ends the iteration; the phases after it never subscribe.
       takeWhile((out) => out.type !== 'terminal', true),
       catchError((error: unknown) => concat(unwritten(ctx, log, error), of(setupFailure(ctx, log, error)))),
@@ -83,10 +88,10 @@ function iterate(ctx: RunContext, from$: Continue, tools: readonly Tool[], emit:
 }
 
 /** The decision with what happened to the run meanwhile: input queued at the end, an abort. */
-function settle(ctx: RunContext, log: IterationLog, decision: SettledDecision, absorb: () => readonly TextBlock[]): SettledDecision {
+function settle(ctx: RunContext, input: RunInput, log: IterationLog, decision: SettledDecision, absorb: () => readonly TextBlock[]): SettledDecision {
   const aborted = ctx.abortCause() !== undefined;
   // Input submitted while the turn was ending is not dropped: it starts the next turn.
-  if (!aborted && ctx.input.state().queue.length > 0 && takesQueuedInput(decision)) {
+  if (!aborted && input.state().queue.length > 0 && takesQueuedInput(decision)) {
     return withQueuedInput(log.latest.state, decision, [...absorb()], ctx.newId(), ctx.decideConfig.maxTurns);
   }
   // A continue decided after an abort (e.g. while a hook ran) still ends the run aborted.
@@ -96,7 +101,7 @@ function settle(ctx: RunContext, log: IterationLog, decision: SettledDecision, a
 
 /** The finished iteration: its events, then the continue, or the records written and the terminal. */
 function ended(ctx: RunContext, log: IterationLog, decision: SettledDecision): Observable<IterationOutput> {
-  const done = finish(log.latest.state, decision, { now: ctx.now(), startedAt: ctx.startedAt, pending: log.pending, recording: ctx.transcript !== undefined, writtenEarly: log.writtenEarly });
+  const done = finish(log.latest.state, decision, { now: ctx.now(), startedAt: ctx.startedAt, pending: log.pending, recording: ctx.transcript !== undefined, writtenEarly: log.writtenEarly, sent: log.prepared });
   log.pending = [];
   const events = [...log.lifecycle.splice(0), ...done.events];
   if (isContinue(done.end)) return from<IterationOutput[]>([...events, done.end]);

@@ -5,6 +5,7 @@
 import type { MessageParam } from '../protocol/content.js';
 import type { Attempt } from './foldAttempt.js';
 import type { TranscriptRecord } from './seams.js';
+import type { SentHistory } from './sentHistory.js';
 import type { LoopEvent } from './types.js';
 
 export interface IterationLog {
@@ -12,6 +13,8 @@ export interface IterationLog {
   latest: Attempt;
   /** The history the governor chose to send (set by the preflight). */
   sent: readonly MessageParam[];
+  /** That history as a request sends it (set by the model phase; handed on with the `Continue`). */
+  prepared: SentHistory;
   /** The history a failed transcript write ends the run with (valid at every write). */
   written: readonly MessageParam[];
   /** Records not written yet (handed on by the previous iteration). */

@@ -21,6 +21,8 @@ import type { IterationLog } from './iterationLog.js';
 import { stripThinking } from './messages.js';
 import { boundaryRecord, governorInput, noticeEvents } from './preflight.js';
 import { buildRequestBase, type RunContext } from './runContext.js';
+import type { RunInput } from './runInput.js';
+import { prepareHistory } from './sentHistory.js';
 import { shapeRequest } from './shapeRequest.js';
 import { reactiveCompactRetry } from './transitions.js';
 import type { LoopEvent, LoopState } from './types.js';
@@ -31,11 +33,11 @@ import type { LoopEvent, LoopState } from './types.js';
  * stream carries the rare rest (a fallback's notices, reactive compaction's events and
  * `Continue`) and the phase's end.
  */
-export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly Tool[], emit: EventSink): Observable<IterationOutput> {
+export function modelPhase(ctx: RunContext, input: RunInput, log: IterationLog, tools: readonly Tool[], emit: EventSink): Observable<IterationOutput> {
   return defer(() => {
     const initial = log.latest.state;
-    const stop$ = merge(ctx.abort$, ctx.input.interrupt$.pipe(tap(() => (log.interrupted = true))));
-    return callOnce(ctx, log, tools, initial, log.sent, emit).pipe(
+    const stop$ = merge(ctx.abort$, input.interrupt$.pipe(tap(() => (log.interrupted = true))));
+    return callOnce(ctx, input, log, tools, initial, log.sent, emit).pipe(
       catchError((error: unknown) => {
         const fallback = ctx.options.fallbackModel;
         if (!isOverloaded(error) || !fallback || fallback === initial.model) return throwError(() => error);
@@ -46,7 +48,7 @@ export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly T
           ...(failed ? [eventOf(state, { type: 'tombstone', uuids: [failed] })] : []),
           warningEvent(state, `model ${initial.model} is overloaded; switching to ${fallback}`, 'model_fallback'),
         ];
-        return concat(from(notice), callOnce(ctx, log, tools, state, state.messages, emit));
+        return concat(from(notice), callOnce(ctx, input, log, tools, state, state.messages, emit));
       }),
       withholdRecoverable<IterationOutput>({
         isRecoverable: isPromptTooLong,
@@ -70,11 +72,11 @@ export function modelPhase(ctx: RunContext, log: IterationLog, tools: readonly T
  * One model attempt with its tools, folded: each stream or tool event becomes its loop events,
  * handed to `emit` in its frame. Emits nothing itself; ends as the attempt ends.
  */
-function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[], emit: EventSink): Observable<never> {
+function callOnce(ctx: RunContext, input: RunInput, log: IterationLog, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[], emit: EventSink): Observable<never> {
   return defer(() => {
     log.latest = newAttempt(state);
-    ctx.input.setInterruptible(true);
-    ctx.input.markSeen();
+    input.setInterruptible(true);
+    input.markSeen();
     const env: FoldEnv = { newId: ctx.newId, prices: ctx.prices, repeatedToolCallLimit: ctx.repeatedToolCallLimit, interactive: ctx.options.interactive === true, budgeted: ctx.budget !== undefined };
     const scheduler = (response$: Observable<AssemblyOutput>) =>
       response$.pipe(
@@ -84,11 +86,11 @@ function callOnce(ctx: RunContext, log: IterationLog, tools: readonly Tool[], st
           shared: state.shared,
           hooks: ctx.options.hooks,
           canUseTool: ctx.options.canUseTool,
-          onInterruptibleChange: (interruptible) => ctx.input.setInterruptible(interruptible),
+          onInterruptibleChange: (interruptible) => input.setInterruptible(interruptible),
           allowDefer: ctx.options.interactive !== true,
         }),
       );
-    const response$ = callShaped(ctx, tools, state, messages).pipe(assembleBlocks());
+    const response$ = callShaped(ctx, log, tools, state, messages).pipe(assembleBlocks());
     // Without tools there is nothing to interleave (an empty scheduler passes the response on
     // as it is), so a response costs no stage for it.
     const withTools$: Observable<FoldInput> = tools.length === 0 ? response$ : response$.pipe(interleaveTools<AssemblyOutput, ToolEvent>(scheduler));
@@ -141,11 +143,13 @@ function withoutRepeats(start: LoopState['repeatedCall'], limit: number) {
  * One attempt's request, sent: the run's fixed parts, the model and the history, then cache
  * breakpoints and beta headers (added last: the history itself never carries them).
  */
-function callShaped(ctx: RunContext, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]) {
+function callShaped(ctx: RunContext, log: IterationLog, tools: readonly Tool[], state: LoopState, messages: readonly MessageParam[]) {
   const base = buildRequestBase(ctx.options, ctx.maxOutputTokens, tools);
   // A resumed history may end with a user message before the new prompt: joined. Thinking
   // blocks go only into requests that enable thinking (SPEC §7); the history keeps them.
-  const history = ctx.sentHistory.prepare(messages, Boolean(base.thinking));
+  // Prepared from what the last request sent (the value the previous iteration handed on).
+  const history = prepareHistory(log.prepared, messages, Boolean(base.thinking));
+  log.prepared = history;
   const request: MessagesRequest = {
     ...base,
     model: state.model,
@@ -182,7 +186,7 @@ function reactiveCompact(ctx: RunContext, log: IterationLog, error: unknown): Ob
         ...noticeEvents(state, result.notices),
         eventOf(state, { type: 'compact_boundary', ...result.boundary }),
         eventOf(state, { type: 'transition', reason: 'reactive_compact_retry', turnCount: next.turnCount }),
-        continueWith(next, ctx.transcript ? [...log.pending, record] : []),
+        continueWith(next, ctx.transcript ? [...log.pending, record] : [], log.prepared),
       ]);
     }),
   );

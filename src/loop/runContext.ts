@@ -1,7 +1,10 @@
 /**
  * Per-run wiring shared by all iterations of one `agentLoop` subscription: resolved options,
- * injected dependencies and the abort bridge, plus a reference to the run's input side.
- * Created inside `defer`, so every subscription gets its own (the loop stays cold).
+ * injected dependencies (client, scheduler, ids, clock, governor) and the abort bridge. Nothing
+ * in it changes while the run goes on: the run's input side is its own value (`RunInput`,
+ * handed to the loop beside the context) and the history as last sent travels with each
+ * iteration's `Continue`. Created inside `defer`, so every subscription gets its own (the loop
+ * stays cold).
  */
 import { filter, map, type Observable, type SchedulerLike } from 'rxjs';
 import { createTrampolineScheduler } from '../../operators/internal/trampolineScheduler.js';
@@ -21,15 +24,13 @@ import {
   type CallModel,
   type ToolSchedulerFactory,
 } from './options.js';
-import { createRunInput, type RunInput } from './runInput.js';
-import { createSentHistory, type SentHistory } from './sentHistory.js';
 
 /** Why the run was aborted: by the caller's signal (interrupts are per iteration, see `interrupt$`). */
 export type AbortCause = 'signal';
 
 export interface RunContext {
   readonly options: AgentLoopOptions;
-  /** Query tracking of this run: `chainId` fixed (the current depth is in `input.tracking`). */
+  /** Query tracking of this run: `chainId` fixed (the current depth is in `RunInput.tracking`). */
   readonly chainId: string;
   readonly callModel: CallModel;
   readonly scheduleTools: ToolSchedulerFactory;
@@ -50,10 +51,6 @@ export interface RunContext {
   /** Emits when an abort that must still produce a terminal happens (the caller's signal). */
   readonly abort$: Observable<AbortCause>;
   abortCause(): AbortCause | undefined;
-  /** The input side (queue, interrupts); the one mutable part, owned by the run's callers. */
-  readonly input: RunInput;
-  /** The history as requests send it, prepared incrementally (a cache: it decides nothing). */
-  readonly sentHistory: SentHistory;
   dispose(): void;
 }
 
@@ -102,7 +99,6 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
 
   const hooks = options.hooks;
   const chainId = options.chainId ?? newId();
-  const input = createRunInput({ chainId, depth: options.depth ?? 0 });
   return {
     options,
     chainId,
@@ -129,13 +125,10 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
     signal: controller.signal,
     abort$,
     abortCause: () => cause,
-    input,
-    sentHistory: createSentHistory(),
     dispose: () => {
       options.signal?.removeEventListener('abort', onSignal);
       // Teardown (plain unsubscribe) aborts whatever still listens; no terminal can follow.
       if (!controller.signal.aborted) controller.abort();
-      input.dispose();
     },
   };
 }

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { countBreakpoints } from '../../src/protocol/cacheBreakpoints.js';
 import type { MessageParam } from '../../src/protocol/content.js';
 import { joinConsecutiveUsers, stripThinking } from '../../src/loop/messages.js';
-import { createSentHistory } from '../../src/loop/sentHistory.js';
+import { NOTHING_SENT, prepareHistory, type SentHistory } from '../../src/loop/sentHistory.js';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
@@ -72,18 +72,19 @@ function fromScratch(history: readonly MessageParam[], keepThinking: boolean) {
   return { messages, breakpoints: countBreakpoints({ model: 'm', max_tokens: 1, messages: [...messages] }) };
 }
 
-describe('createSentHistory', () => {
+describe('prepareHistory', () => {
   it('prepares exactly what preparing from scratch gives, over any sequence of histories', () => {
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 1, maxLength: 25 }), fc.boolean(), (steps, thinkingAtStart) => {
-        const sent = createSentHistory();
+        let sent: SentHistory = NOTHING_SENT;
         let history: readonly MessageParam[] = [];
         let keepThinking = thinkingAtStart;
         const earlier: { messages: readonly MessageParam[]; copy: string }[] = [];
         for (const step of steps) {
           history = apply(history, step);
           if (step.t === 'thinking') keepThinking = !keepThinking;
-          const prepared = sent.prepare(history, keepThinking);
+          const prepared = prepareHistory(sent, history, keepThinking);
+          sent = prepared;
           const expected = fromScratch(history, keepThinking);
           expect(prepared.messages).toEqual(expected.messages);
           expect(prepared.breakpoints).toBe(expected.breakpoints);
@@ -97,7 +98,9 @@ describe('createSentHistory', () => {
   });
 
   it('empty: an empty history prepares to no messages and no breakpoints', () => {
-    expect(createSentHistory().prepare([], false)).toEqual({ messages: [], breakpoints: 0 });
+    const prepared = prepareHistory(NOTHING_SENT, [], false);
+    expect(prepared.messages).toEqual([]);
+    expect(prepared.breakpoints).toBe(0);
   });
 
   it('keeps the messages themselves when nothing is joined or stripped (no copies per message)', () => {
@@ -105,11 +108,36 @@ describe('createSentHistory', () => {
       { role: 'user', content: 'go' },
       { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
     ];
-    const sent = createSentHistory();
-    const first = sent.prepare(history, false);
-    const second = sent.prepare([...history, { role: 'user', content: 'more' }], false);
+    const first = prepareHistory(NOTHING_SENT, history, false);
+    const second = prepareHistory(first, [...history, { role: 'user', content: 'more' }], false);
     expect(first.messages[0]).toBe(history[0]);
     expect(second.messages[1]).toBe(history[1]);
     expect(second.messages).not.toBe(first.messages);
+  });
+
+  it('is a value: preparing from an earlier one again gives the same as from scratch (nothing it holds was changed)', () => {
+    fc.assert(
+      fc.property(fc.array(stepArb, { minLength: 2, maxLength: 15 }), fc.nat(14), stepArb, (steps, at, branch) => {
+        const values: { sent: SentHistory; history: readonly MessageParam[]; keepThinking: boolean }[] = [];
+        let sent: SentHistory = NOTHING_SENT;
+        let history: readonly MessageParam[] = [];
+        let keepThinking = false;
+        for (const step of steps) {
+          history = apply(history, step);
+          if (step.t === 'thinking') keepThinking = !keepThinking;
+          sent = prepareHistory(sent, history, keepThinking);
+          values.push({ sent, history, keepThinking });
+        }
+        // Go on from an earlier value, after later ones were made from it.
+        const start = values[at % values.length]!;
+        const next = apply(start.history, branch);
+        const thinking = branch.t === 'thinking' ? !start.keepThinking : start.keepThinking;
+        const prepared = prepareHistory(start.sent, next, thinking);
+        const expected = fromScratch(next, thinking);
+        expect(prepared.messages).toEqual(expected.messages);
+        expect(prepared.breakpoints).toBe(expected.breakpoints);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
