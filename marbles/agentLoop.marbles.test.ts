@@ -118,6 +118,26 @@ describe('agentLoop timing', () => {
     });
   });
 
+  it('an abort while the Stop hook runs ends aborted_tools when it answers; its block sends no request', () => {
+    createTestScheduler().run(({ cold, expectObservable, flush }) => {
+      const r1 = replyMarble(message([text('answer')]), { frame: 0, start: 2 });
+      const m1 = cold<TransportOutput>(r1.marbles, r1.values);
+      const { callModel, requests } = coldModel(m1);
+      const controller = new AbortController();
+      timer(4).subscribe(() => controller.abort());
+      let last: TerminalEvent | undefined;
+      const events$ = base(callModel, {
+        signal: controller.signal,
+        //                 i-a----(uT|)     the hook asked at 2, aborted at 4, answers at 7
+        hooks: { stop: () => cold('-----(b|)', { b: { block: 'try again' } }) },
+      }).pipe(tap((e) => e.type === 'terminal' && (last = e)));
+      expectObservable(letters(events$)).toBe('i-a----(uT|)', L);
+      flush();
+      expect(last?.reason).toBe('aborted_tools');
+      expect(requests).toHaveLength(1);
+    });
+  });
+
   it('plain unsubscribe tears everything down and emits nothing more', () => {
     createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const first = replyMarble({ ...message([toolUse('wait', {})]), endDelayMs: 9 });

@@ -10,11 +10,12 @@
  * ```
  *
  * Data flows one way: the preflight leaves what to send, the model phase's fold leaves the
- * attempt, the decision reads both; nothing flows back. The model phase's events (`m`, `a`,
+ * attempt, the decision reads both; nothing flows back. The caller's abort is a stream too
+ * (`ctx.aborted$`): the preflight and the decision compose it, the model phase stops on it. The model phase's events (`m`, `a`,
  * `t`, `r` above) are handed to `emit` in the same frames instead of travelling this chain
  * (one per stream event); the order the consumer sees is the one drawn.
  */
-import { catchError, concat, defer, EMPTY, from, mergeMap, of, takeWhile, type Observable } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, mergeMap, of, take, takeWhile, withLatestFrom, type Observable } from 'rxjs';
 import type { TextBlock } from '../protocol/content.js';
 import type { Tool } from '../tools/types.js';
 import { decideAttempt } from './decideAttempt.js';
@@ -66,18 +67,21 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
       log.lifecycle.push(...events);
       return content;
     };
+    // The hooks are effects inside the decision stream; the abort state beside them is a
+    // stream too, subscribed before they run, so an abort while a hook runs is seen.
     const end = (decision: Decision): Observable<IterationOutput> =>
-      resolveHooks(ctx, log.latest, decision, absorb).pipe(mergeMap((settled) => ended(ctx, log, settle(ctx, input, log, settled, absorb))));
-    const decide$ = defer(() => {
-      if (log.recovered && ctx.abortCause() === undefined && !log.interrupted) return from([]);
-      const ending = {
-        aborted: ctx.abortCause() !== undefined,
-        interrupted: log.interrupted ? { queued: absorb() } : undefined,
-        error: log.error,
-        compactFailure: log.compactFailure,
-      };
-      return end(decideAttempt(log.latest, ending, ctx.decideConfig));
-    });
+      resolveHooks(ctx, log.latest, decision, absorb).pipe(
+        withLatestFrom(ctx.aborted$),
+        mergeMap(([settled, aborted]) => ended(ctx, log, settle(ctx, input, log, settled, aborted, absorb))),
+      );
+    const decide$ = ctx.aborted$.pipe(
+      take(1),
+      mergeMap((aborted) => {
+        if (log.recovered && !aborted && !log.interrupted) return EMPTY;
+        const ending = { aborted, interrupted: log.interrupted ? { queued: absorb() } : undefined, error: log.error, compactFailure: log.compactFailure };
+        return end(decideAttempt(log.latest, ending, ctx.decideConfig));
+      }),
+    );
     const sink = ctx.transcript ? writingEarly(ctx, ctx.transcript, log, emit) : emit;
     return concat(preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), awaitEarly(log), decide$).pipe(
       // A terminal (from any phase) ends the iteration; the phases after it never subscribe.
@@ -88,8 +92,7 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
 }
 
 /** The decision with what happened to the run meanwhile: input queued at the end, an abort. */
-function settle(ctx: RunContext, input: RunInput, log: IterationLog, decision: SettledDecision, absorb: () => readonly TextBlock[]): SettledDecision {
-  const aborted = ctx.abortCause() !== undefined;
+function settle(ctx: RunContext, input: RunInput, log: IterationLog, decision: SettledDecision, aborted: boolean, absorb: () => readonly TextBlock[]): SettledDecision {
   // Input submitted while the turn was ending is not dropped: it starts the next turn.
   if (!aborted && input.state().queue.length > 0 && takesQueuedInput(decision)) {
     return withQueuedInput(log.latest.state, decision, [...absorb()], ctx.newId(), ctx.decideConfig.maxTurns);

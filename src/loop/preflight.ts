@@ -1,5 +1,5 @@
 /**
- * Before the model call (SPEC §2 steps 1-3): the abort and budget checks, `iteration_start`,
+ * Before the model call (SPEC §2 steps 1-3): the abort (a stream, `ctx.aborted$`) and budget checks, `iteration_start`,
  * the pending transcript records written (a paused turn's held back), then the context governor's decision. Ends the
  * iteration with a terminal, or leaves `log.sent` (and a compacted `log.latest.state`) for the
  * model phase.
@@ -17,9 +17,16 @@ import { writeRecords } from './transcriptWrites.js';
 import type { LoopEvent, LoopState } from './types.js';
 
 export function preflight(ctx: RunContext, log: IterationLog, end: (decision: Decision) => Observable<IterationOutput>): Observable<IterationOutput> {
+  // An aborted run sends nothing more: the abort state as the iteration starts decides.
+  return ctx.aborted$.pipe(
+    take(1),
+    mergeMap((aborted) => (aborted ? end(terminal('aborted_streaming')) : prepare(ctx, log, end))),
+  );
+}
+
+function prepare(ctx: RunContext, log: IterationLog, end: (decision: Decision) => Observable<IterationOutput>): Observable<IterationOutput> {
   return defer(() => {
     const state = log.latest.state;
-    if (ctx.abortCause() !== undefined) return end(terminal('aborted_streaming'));
     if (ctx.budget?.exhausted()) {
       const spent = ctx.budget.spentUsd().toFixed(4);
       return end(terminal('budget_exhausted', { error: { kind: 'internal', message: `the cost budget of $${ctx.budget.maxUsd} is spent ($${spent})` } }));

@@ -6,7 +6,7 @@
  * iteration's `Continue`. Created inside `defer`, so every subscription gets its own (the loop
  * stays cold).
  */
-import { filter, map, type Observable, type SchedulerLike } from 'rxjs';
+import { concat, defer, filter, map, of, type Observable, type SchedulerLike } from 'rxjs';
 import { createTrampolineScheduler } from '../../operators/internal/trampolineScheduler.js';
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { randomUUID } from 'node:crypto';
@@ -50,7 +50,12 @@ export interface RunContext {
   readonly signal: AbortSignal;
   /** Emits when an abort that must still produce a terminal happens (the caller's signal). */
   readonly abort$: Observable<AbortCause>;
-  abortCause(): AbortCause | undefined;
+  /**
+   * The same abort as state: on subscribe, whether the caller's signal has aborted; then `true`
+   * when it does. The decision points compose it (its first value, or `withLatestFrom` across a
+   * hook), so each decides on the abort state of its own moment.
+   */
+  readonly aborted$: Observable<boolean>;
   dispose(): void;
 }
 
@@ -124,7 +129,7 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
     },
     signal: controller.signal,
     abort$,
-    abortCause: () => cause,
+    aborted$: defer(() => (cause !== undefined ? of(true) : concat(of(false), abort$.pipe(map(() => true))))),
     dispose: () => {
       options.signal?.removeEventListener('abort', onSignal);
       // Teardown (plain unsubscribe) aborts whatever still listens; no terminal can follow.
