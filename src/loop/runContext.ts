@@ -56,7 +56,7 @@ export interface RunContext {
    * hook), so each decides on the abort state of its own moment.
    */
   readonly aborted$: Observable<boolean>;
-  dispose(): void;
+  readonly dispose: () => void;
 }
 
 /** The parts of the request that do not change between iterations, computed once per run. */
