@@ -5,7 +5,8 @@
  * `env` included), not the process's, so two runs in one process (serve, fleet) each get theirs.
  * No proxy variable: undefined, and the client keeps its plain pooled agent.
  */
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { EnvHttpProxyAgent } from '../transport/undiciParts.js';
 
 export function proxyDispatcherFromEnv(env: Readonly<Record<string, string | undefined>>): Dispatcher | undefined {
   const pick = (name: string) => env[name.toLowerCase()] || env[name.toUpperCase()] || undefined;

@@ -31,7 +31,8 @@
  * @see {@link decodeSSE} which decodes each response body.
  */
 import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type SchedulerLike, throwError } from 'rxjs';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from './undiciParts.js';
 import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
