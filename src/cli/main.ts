@@ -33,6 +33,14 @@ const scrub = (text: string): string => redact(redact(text, apiKey), authToken);
  * or backreferences are outside that engine and keep the old behaviour.
  */
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles that module with its
+ * baseline compiler at the first request and then again with its optimizing one on a background
+ * thread, and node waits for that background work before it exits: 150–400 ms at the end of
+ * every `-p` run (issue 20 §3), for parsing a few kilobytes of headers and chunk framing. The
+ * command keeps the baseline code only; a library user's process is not affected.
+ */
+setFlagsFromString('--liftoff-only');
 
 /**
  * Exit paths: whatever ends this process (a normal end, process.exit after a second signal,
