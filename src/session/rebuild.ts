@@ -94,8 +94,17 @@ export function rebuildMessages(records: readonly SessionRecord[]): RebuiltView 
  */
 export function followChain(records: readonly SessionRecord[], warnings: SessionWarning[]): SessionRecord[] {
   if (records.length === 0) return [];
-  const indexOf = new Map<string, number>();
-  for (let i = 0; i < records.length; i++) indexOf.set(records[i]!.uuid, i);
+  // Built only when a parent is not the record just before (a fork, a rewind, damage): in a
+  // transcript written by one run, each record's parent is the line above it.
+  let indexOf: Map<string, number> | undefined;
+  const parentOf = (uuid: string, at: number): number | undefined => {
+    if (at > 0 && records[at - 1]!.uuid === uuid) return at - 1;
+    if (indexOf === undefined) {
+      indexOf = new Map();
+      for (let i = 0; i < records.length; i++) indexOf.set(records[i]!.uuid, i);
+    }
+    return indexOf.get(uuid);
+  };
 
   const reversed: SessionRecord[] = [];
   let at = records.length - 1;
@@ -103,7 +112,7 @@ export function followChain(records: readonly SessionRecord[], warnings: Session
     const record = records[at]!;
     reversed.push(record);
     if (record.parentUuid === null) break;
-    const parent = indexOf.get(record.parentUuid);
+    const parent = parentOf(record.parentUuid, at);
     // A parent must come earlier in the file; anything else (missing, or a forward reference)
     // is damage. Walking strictly backwards also guarantees termination.
     if (parent !== undefined && parent < at) {
@@ -140,7 +149,7 @@ class ViewBuilder {
       // was just inserted), so the merged message's open tool_uses are the new ones.
       this.replaceLast({ role: 'assistant', content: [...asBlocks(last.content), ...asBlocks(content)] }, uuid);
     } else {
-      this.push({ ...message, content }, uuid);
+      this.push(content === message.content ? message : { ...message, content }, uuid);
     }
     this.open = ids.length > 0 ? { ids, answered: new Set(), assistantUuid: uuid } : undefined;
   }
