@@ -23,6 +23,7 @@ import {
 } from './errors.js';
 import { acquireLock, codeOf, type HeldLock } from './lock.js';
 import { parseTranscript } from './parseTranscript.js';
+import { isPlainSessionRecord } from './recordShape.js';
 import { assertValidSessionId, defaultSessionDir } from './paths.js';
 import { sessionRecordSchema, type SessionRecord } from './records.js';
 import type { OpenMode, SessionInfo, SessionStore, SessionTranscript, SessionWriter } from './store.js';
@@ -263,7 +264,10 @@ function createWriter({ sessionId, path, handle, lock, durability, validate, sec
             new InvalidSessionRecordError(sessionId, i, `it belongs to session ${JSON.stringify(record.sessionId)}`),
           );
         }
-        if (validate) {
+        // The fast check says yes only for records the schema accepts; the schema decides (and
+        // explains) the rest. Its first use in a process costs ~15 ms (zod builds its parser),
+        // paid before the first model request of every run otherwise.
+        if (validate && !isPlainSessionRecord(record)) {
           const parsed = sessionRecordSchema.safeParse(record);
           if (!parsed.success) {
             const issue = parsed.error.issues[0];
