@@ -8,7 +8,7 @@
  * because Claude Code's parser takes every word up to the next flag there.
  */
 import { parseArgs } from 'node:util';
-import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
+import { PERMISSION_MODES, type PermissionMode } from '../permissions/modeNames.js';
 import { splitToolList as splitRuleList } from '../permissions/rules.js';
 import { DEFAULT_MODEL, IGNORED_FLAGS, OPTION_CONFIG, VARIADIC_FLAGS } from './argsSpec.js';
 

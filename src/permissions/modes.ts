@@ -5,11 +5,8 @@ import { filePathsOf } from './matchRule.js';
 import { isProtectedSegment } from '../sandbox/protectedDirs.js';
 import { assertNever } from '../util/assertNever.js';
 
-/** How much the user trusts the agent: what is decided for a call no rule matches. */
-export type PermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk';
-
-/** Every permission mode, as a runtime list (for validating `--permission-mode`). */
-export const PERMISSION_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'];
+import type { PermissionMode } from './modeNames.js';
+export { PERMISSION_MODES, type PermissionMode } from './modeNames.js';
 
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep']);
 const EDIT_TOOLS = new Set(['Write', 'Edit']);
