@@ -2,8 +2,9 @@
  * `idleTimeout({ ms, counts, error, scheduler })`: the source, failed with `error()` once `ms`
  * pass without a value that `counts` (from subscribe, then from each counted value).
  */
-import { asyncScheduler, Observable, tap, type MonoTypeOperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, Observable, tap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import { errorFrom } from './internal/errorFrom.js';
+import { IdleWatch } from './internal/idleWatch.js';
 
 /** Options of {@link idleTimeout}. */
 export interface IdleTimeoutOptions<T> {
@@ -46,16 +47,11 @@ export interface IdleTimeoutOptions<T> {
 export function idleTimeout<T>({ ms, counts, error, scheduler = asyncScheduler }: IdleTimeoutOptions<T>): MonoTypeOperatorFunction<T> {
   return (source$) =>
     new Observable<T>((subscriber) => {
-      let pending: Subscription | undefined;
-      const arm = () => {
-        pending?.unsubscribe();
-        pending = scheduler.schedule(() => subscriber.error(errorFrom(error)), ms);
-      };
-      arm();
+      const watch = new IdleWatch(ms, scheduler, () => subscriber.error(errorFrom(error)));
       // Through `tap` into the subscriber itself, so a synchronous source sees `closed` at once.
-      const subscription = source$.pipe(tap((value) => (counts === undefined || counts(value) ? arm() : undefined))).subscribe(subscriber);
+      const subscription = source$.pipe(tap((value) => (counts === undefined || counts(value) ? watch.touch() : undefined))).subscribe(subscriber);
       return () => {
-        pending?.unsubscribe();
+        watch.stop();
         subscription.unsubscribe();
       };
     });

@@ -13,7 +13,7 @@
  *   Unsubscribe aborts the running request and closes its socket, or cancels a pending wait.
  * - Each retry is announced before its wait: `api_retry` when nothing of the failed attempt was
  *   emitted, `stream_retry` when its events were (consumers discard since the last message_start).
- * - Waits use `timer(delay, scheduler)`; the idle timeout (`idleTimeout`) restarts with every
+ * - Waits use `timer(delay, scheduler)`; the idle timeout (`decodedAttempt.ts`) restarts with every
  *   decoded event except `ping`, so a server sending only pings is idle; the total deadline
  *   (`requestTimeoutMs`, default 10 minutes as Claude Code's `API_TIMEOUT_MS`) is one `timer` per
  *   attempt that never restarts, so neither pings nor trickled bytes extend it. All are
@@ -30,20 +30,18 @@
  * ```
  * @see {@link decodeSSE} which decodes each response body.
  */
-import { asyncScheduler, catchError, defer, EMPTY, map, type Observable, type SchedulerLike, throwError } from 'rxjs';
+import { asyncScheduler, defer, type Observable, type SchedulerLike } from 'rxjs';
 import type { Dispatcher } from 'undici';
 import { Agent } from './undiciParts.js';
-import { ConfigurationError, ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
+import { ConfigurationError, redact } from '../errors.js';
 import type { MessagesRequest } from '../protocol/request.js';
-import { decodeSSE } from '../../operators/decodeSSE.js';
 import { createRequestBodySerializer, type RequestBody } from './requestBody.js';
 import { toolUseIdsOf } from './uniqueToolUseIds.js';
-import { idleTimeout } from '../../operators/idleTimeout.js';
-import { withDeadline } from '../../operators/withDeadline.js';
+import { decodedAttempt } from './decodedAttempt.js';
 import { fromMessagesResponse } from './fromMessagesResponse.js';
 import { DEFAULT_MAX_RETRIES, type BackoffOptions } from './retryPolicy.js';
 import { withAnnouncedRetries } from './withAnnouncedRetries.js';
-import type { DebugEvent, MessagesClient, StreamCallOptions, TransportOutput } from './types.js';
+import type { MessagesClient, StreamCallOptions, TransportOutput } from './types.js';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
@@ -133,51 +131,14 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
     ...lowerCaseKeys(options.headers),
   };
 
-  /** One HTTP attempt, decoded, with its idle timeout. */
-  const attempt = (headers: Record<string, string>, body: RequestBody, takenToolUseIds: ReadonlySet<string>): Observable<TransportOutput> => {
-    const bytes$ = fromMessagesResponse({
-      dispatcher,
-      origin: endpoint.origin,
-      path: endpoint.path,
-      headers,
-      body,
-      now: () => scheduler.now(),
-    });
-    const decoded$ = bytes$.pipe(decodeSSE({ ...decodeOptions, takenToolUseIds }));
-    // Idle means no content: pings (and our own debug notes) pass on but do not restart the timer.
-    const idleWatched$ =
-      idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)
-        ? decoded$.pipe(
-            idleTimeout({
-              ms: idleTimeoutMs,
-              counts: (output) => output.type !== 'ping' && output.type !== 'debug',
-              error: () => new StreamIdleTimeout(idleTimeoutMs),
-              scheduler: idleScheduler,
-            }),
-          )
-        : decoded$;
-    // Nothing restarts the deadline: neither pings nor bytes trickled one at a time.
-    const watched$ =
-      requestTimeoutMs > 0 && Number.isFinite(requestTimeoutMs)
-        ? idleWatched$.pipe(withDeadline({ ms: requestTimeoutMs, error: () => new RequestTimeout(requestTimeoutMs), scheduler: idleScheduler }))
-        : idleWatched$;
-    return defer(() => {
-      let stopped = false;
-      return watched$.pipe(
-        map((output) => {
-          if (output.type === 'message_stop') stopped = true;
-          // Debug notes quote what the server sent; a server echoing the key must not leak it.
-          return output.type === 'debug' ? redactDebug(output, apiKey) : output;
-        }),
-        // The message is complete: a connection that then drops or hangs costs nothing.
-        catchError((error: unknown) =>
-          stopped && (error instanceof ConnectionError || error instanceof StreamIdleTimeout || error instanceof RequestTimeout)
-            ? EMPTY
-            : throwError(() => error),
-        ),
-      );
-    });
-  };
+  const watch = { idleTimeoutMs, requestTimeoutMs, scheduler: idleScheduler, apiKey };
+
+  /** One HTTP attempt, decoded and watched (idle timeout, deadline, redaction: see decodedAttempt.ts). */
+  const attempt = (headers: Record<string, string>, body: RequestBody, takenToolUseIds: ReadonlySet<string>): Observable<TransportOutput> =>
+    decodedAttempt(
+      fromMessagesResponse({ dispatcher, origin: endpoint.origin, path: endpoint.path, headers, body, now: () => scheduler.now() }),
+      { ...watch, decode: { ...decodeOptions, takenToolUseIds } },
+    );
 
   const stream = (request: MessagesRequest, call: StreamCallOptions = {}): Observable<TransportOutput> =>
     defer(() => {
@@ -224,10 +185,4 @@ function redactError(error: unknown, apiKey: string): unknown {
     if (error.stack?.includes(apiKey)) error.stack = redact(error.stack, apiKey);
   }
   return error;
-}
-
-function redactDebug(event: DebugEvent, apiKey: string): DebugEvent {
-  const text = JSON.stringify(event);
-  if (!text.includes(apiKey)) return event;
-  return { type: 'debug', message: redact(event.message, apiKey), data: redact(JSON.stringify(event.data) ?? '', apiKey) };
 }

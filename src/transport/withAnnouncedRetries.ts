@@ -17,7 +17,8 @@
  *
  * @see {@link decideRetry} the pure policy.
  */
-import { catchError, concat, defer, ignoreElements, type Observable, of, type SchedulerLike, tap, throwError, timer } from 'rxjs';
+import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
+import { subscribeLinked } from '../../operators/internal/subscribeLinked.js';
 import { ApiError } from '../errors.js';
 import { decideRetry, retryErrorType, type BackoffOptions } from './retryPolicy.js';
 import type { TransportOutput } from './types.js';
@@ -40,37 +41,47 @@ export function withAnnouncedRetries(
   attempt: () => Observable<TransportOutput>,
   options: AnnouncedRetryOptions,
 ): Observable<TransportOutput> {
-  const { maxRetries, backoff = {}, scheduler, mapError = (e: unknown) => e } = options;
+  const { maxRetries, backoff = {}, scheduler = asyncScheduler, mapError = (e: unknown) => e } = options;
 
-  const attemptFrom = (retry: number): Observable<TransportOutput> =>
-    defer(() => {
+  // One subscriber hop per event (not a `tap` and a `catchError`): this sits on the streaming path.
+  return new Observable<TransportOutput>((subscriber) => {
+    const run = (retry: number): void => {
       let emittedContent = false; // per attempt: did its message_start reach the consumer?
-      return attempt().pipe(
-        tap((output) => {
+      const failed = (raw: unknown): void => {
+        const error = mapError(raw);
+        const decision = decideRetry(error, retry + 1, maxRetries, backoff);
+        if (!decision.retry) {
+          subscriber.error(error);
+          return;
+        }
+        // Announce first, then wait, then the next attempt: in that order, never overlapping.
+        subscriber.next({
+          type: emittedContent ? 'stream_retry' : 'api_retry',
+          attempt: retry + 1,
+          maxRetries,
+          delayMs: decision.delayMs,
+          status: error instanceof ApiError ? error.status : undefined,
+          errorType: retryErrorType(error),
+          message: error instanceof Error ? error.message : String(error),
+        });
+        if (!subscriber.closed) subscriber.add(scheduler.schedule(() => run(retry + 1), decision.delayMs));
+      };
+      let source$: Observable<TransportOutput>;
+      try {
+        source$ = attempt();
+      } catch (thrown) {
+        failed(thrown); // as `defer` would: a factory that throws is a failed attempt
+        return;
+      }
+      subscribeLinked(source$, subscriber, {
+        next: (output) => {
           if (output.type === 'message_start') emittedContent = true;
-        }),
-        catchError((raw: unknown) => {
-          const error = mapError(raw);
-          const decision = decideRetry(error, retry + 1, maxRetries, backoff);
-          if (!decision.retry) return throwError(() => error);
-          const announcement: TransportOutput = {
-            type: emittedContent ? 'stream_retry' : 'api_retry',
-            attempt: retry + 1,
-            maxRetries,
-            delayMs: decision.delayMs,
-            status: error instanceof ApiError ? error.status : undefined,
-            errorType: retryErrorType(error),
-            message: error instanceof Error ? error.message : String(error),
-          };
-          // Announce first, then wait, then the next attempt: in that order, never overlapping.
-          return concat(
-            of(announcement),
-            (scheduler ? timer(decision.delayMs, scheduler) : timer(decision.delayMs)).pipe(ignoreElements()),
-            attemptFrom(retry + 1),
-          );
-        }),
-      );
-    });
-
-  return attemptFrom(0);
+          subscriber.next(output);
+        },
+        error: failed,
+        complete: () => subscriber.complete(),
+      });
+    };
+    run(0);
+  });
 }
