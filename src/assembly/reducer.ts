@@ -24,7 +24,7 @@ import type {
 import { isCoreBlockStart, KNOWN_DELTA_TYPES, type BlockStart, type KnownDelta, type StreamEvent } from '../protocol/events.js';
 import type { TransportOutput } from '../transport/types.js';
 import { assertNever } from '../util/assertNever.js';
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH, valueNestsDeeperThan } from '../util/jsonDepth.js';
+import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '../util/jsonDepth.js';
 import { applyFields, applyToOtherBlock, completeOtherBlock, openOtherBlock, type OpenOtherBlock } from './otherBlock.js';
 import { isInvalidToolUse } from './types.js';
 import type { AssemblyOutput, AssemblyWarningEvent, InvalidToolUseBlock } from './types.js';
@@ -417,8 +417,6 @@ function completeToolUse(
   }
   const raw = chunks.length === 1 ? (chunks[0] as string) : chunks.join('');
   if (raw.length === 0) return { ...base, input: {} };
-  // Parsing copes with any depth, but writing the transcript and the next request would not.
-  if (jsonNestsDeeperThan(raw)) return invalidToolUse(base, raw.slice(0, 200), `input nests deeper than ${MAX_JSON_DEPTH} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -429,6 +427,11 @@ function completeToolUse(
     const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
     return invalidToolUse(base, raw, `input must be a JSON object, got ${kind}`);
   }
+  // Parsing copes with any depth (V8's JSON.parse is iterative), but writing the transcript and
+  // the next request would not. Checked on the parsed value: a tool input is a few objects
+  // around long strings, so this walks a handful of nodes where a scan of the text would read
+  // every character of it again.
+  if (valueNestsDeeperThan(parsed)) return invalidToolUse(base, raw.slice(0, 200), `input nests deeper than ${MAX_JSON_DEPTH} levels`);
   return { ...base, input: parsed };
 }
 

@@ -8,11 +8,10 @@
  * (likewise `input_json_delta`/`partial_json`, `thinking_delta`/`thinking`,
  * `signature_delta`/`signature`). Parsing such an event with `JSON.parse` builds two objects
  * from a generic grammar; here the fixed parts are matched as text, the index read as digits and
- * the one string literal scanned once (the fixed parts and the literal's plain run by sticky
- * regular expressions, native code). The scan checks everything JSON requires of a string (no
- * raw control characters, no bare quote, only valid escapes), so what it accepts is exactly what
- * `JSON.parse` would accept, with the same value: a literal without escapes is its own value (a
- * slice), one with escapes is unescaped by `JSON.parse` of just that literal.
+ * the one string literal read once (the fixed parts and the literal's plain run by sticky
+ * regular expressions, native code). A literal without escapes or control characters is its own
+ * value (a slice); any other is given to `JSON.parse` alone, which accepts exactly what the full
+ * parse would accept there and gives the same value.
  *
  * Anything else (other whitespace or key order, extra fields, a number that is not a plain
  * integer, other delta types, malformed text) is not matched, and the caller falls back to the
@@ -42,7 +41,6 @@ const INDEX_AT = '{"type":"content_block_delta","index":'.length;
 const SUFFIX_LENGTH = 3;
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const CLOSE_BRACE = 0x7d;
 
 /** The event `data` decoded, or `undefined` when it is not one of the fixed layouts. */
@@ -55,7 +53,7 @@ export function matchDeltaLayout(data: string): LayoutDeltaEvent | undefined {
   PLAIN_RUN.lastIndex = start;
   PLAIN_RUN.test(data); // always matches, possibly nothing
   const plainEnd = PLAIN_RUN.lastIndex;
-  const value = plainEnd === stop ? data.slice(start, stop) : escapedStringAt(data, start, plainEnd, stop);
+  const value = plainEnd === stop ? data.slice(start, stop) : escapedStringAt(data, start, stop);
   if (value === undefined) return undefined;
   let index = 0;
   for (let at = INDEX_AT, digit = data.charCodeAt(at) - 48; digit >= 0 && digit <= 9; digit = data.charCodeAt(++at) - 48) index = index * 10 + digit;
@@ -74,51 +72,19 @@ export function matchDeltaLayout(data: string): LayoutDeltaEvent | undefined {
 }
 
 /**
- * The value of the JSON string literal whose content is `data[start, stop)` (its closing quote at
- * `stop`), scanning on from `at` (everything before it needs no care), or `undefined` when that
- * content is not a valid literal ending exactly there.
+ * The value of the JSON string literal whose content is `data[start, stop)` (its quotes at
+ * `start - 1` and `stop`), or `undefined` when that is not one valid literal.
+ *
+ * `JSON.parse` of exactly that slice is the whole check: it accepts only a single value filling
+ * the slice, so a quote that ended the literal early, a raw control character or a bad escape
+ * all throw, and what it returns is what the full parse of the event would hold (\uXXXX, lone
+ * surrogates). A scan in JavaScript before it, as this once did, read every character a second
+ * time; a throw here is rare (malformed text) and falls back to the full parse, which reports it.
  */
-function escapedStringAt(data: string, start: number, at: number, stop: number): string | undefined {
-  let escaped = false;
-  while (at < stop) {
-    const code = data.charCodeAt(at);
-    if (code === BACKSLASH) {
-      const next = escapeLength(data, at + 1);
-      if (next === 0) return undefined;
-      escaped = true;
-      at += next + 1;
-    } else if (code < 0x20 || code === QUOTE) {
-      return undefined; // a raw control character, or a quote that ends the literal early
-    } else {
-      at++;
-    }
+function escapedStringAt(data: string, start: number, stop: number): string | undefined {
+  try {
+    return JSON.parse(data.slice(start - 1, stop + 1)) as string;
+  } catch {
+    return undefined;
   }
-  // An escape can run past `stop` ("…\"}}"): the literal must end exactly at the closing quote.
-  if (at !== stop) return undefined;
-  if (!escaped) return data.slice(start, stop);
-  // Validated above, so this parse cannot fail; it handles \uXXXX and lone surrogates as the full parse does.
-  return JSON.parse(data.slice(start - 1, stop + 1)) as string;
-}
-
-/** Characters after the backslash that form a valid escape at `at` (1, or 5 for \uXXXX); 0 if invalid. */
-function escapeLength(data: string, at: number): number {
-  switch (data.charCodeAt(at)) {
-    case QUOTE:
-    case BACKSLASH:
-    case 0x2f: // /
-    case 0x62: // b
-    case 0x66: // f
-    case 0x6e: // n
-    case 0x72: // r
-    case 0x74: // t
-      return 1;
-    case 0x75: // u
-      return isHex(data.charCodeAt(at + 1)) && isHex(data.charCodeAt(at + 2)) && isHex(data.charCodeAt(at + 3)) && isHex(data.charCodeAt(at + 4)) ? 5 : 0;
-    default:
-      return 0;
-  }
-}
-
-function isHex(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
 }

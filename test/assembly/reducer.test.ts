@@ -185,6 +185,18 @@ describe('assembly reducer: complete blocks at content_block_stop', () => {
         invalid: { rawInput: '{"path": "/tm', reason: expect.stringContaining('not valid JSON') },
       },
     },
+    {
+      // Checked after the parse now: valid JSON that nests too deeply for a transcript line.
+      name: 'tool_use whose input nests deeper than the cap: invalid, input {}, start of the raw text kept',
+      events: [S, toolStart(0, 'toolu_1', 'Read'), json(0, `{"path":${'['.repeat(300)}${']'.repeat(300)}}`)],
+      block: {
+        type: 'tool_use',
+        id: 'toolu_1',
+        name: 'Read',
+        input: {},
+        invalid: { rawInput: `{"path":${'['.repeat(192)}`, reason: expect.stringContaining('nests deeper than 256 levels') },
+      },
+    },
     ...(
       [
         ['an array', '[1, 2]'],
