@@ -4,7 +4,7 @@
  * subscription its own state and releases it.
  */
 import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
-import { decodeChunks, DecodedSSE } from './internal/decodedSSE.js';
+import { BatchedOutputs } from './internal/batchedOutputs.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 import { assembleStep, createAssemblyState, resetAssemblyState } from '../src/assembly/reducer.js';
 import type { AssemblyBatch, AssemblyState } from '../src/assembly/reducer.js';
@@ -74,8 +74,8 @@ export function assembleBlocks(): OperatorFunction<TransportOutput, AssemblyOutp
       const state = createAssemblyState();
       // Release memory on any termination: a partial message may hold megabytes of chunks.
       subscriber.add(() => resetAssemblyState(state));
-      // Right after `decodeSSE()`: decode and assemble in one stage, one hop per output.
-      if (source$ instanceof DecodedSSE) return decodeChunks(source$.chunks$, source$.options, subscriber, assembleBatchInto, state);
+      // Right after `decodeSSE()` or `client.stream()`: decode and assemble in one stage, one hop per output.
+      if (source$ instanceof BatchedOutputs) return source$.subscribeBatches(subscriber, assembleBatchInto, state);
       // Linked before the source runs: an unsubscribe in the middle of a synchronous source
       // (take(3) downstream) stops that source at once.
       subscribeLinked(source$, subscriber, {

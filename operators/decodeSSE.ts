@@ -1,6 +1,6 @@
 /** `decodeSSE()`: an SSE body in, validated stream events out (the RxJS shell over `createStreamEventDecoder`). */
 import type { OperatorFunction } from 'rxjs';
-import { DecodedSSE } from './internal/decodedSSE.js';
+import { decodedSSE } from './internal/batchedOutputs.js';
 import type { StreamEventDecoderOptions } from '../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../src/transport/types.js';
 
@@ -48,6 +48,6 @@ export type DecodeSSEOptions = StreamEventDecoderOptions;
  * @returns An operator from body chunks to `TransportOutput`.
  */
 export function decodeSSE(options: DecodeSSEOptions = {}): OperatorFunction<Uint8Array | string, TransportOutput> {
-  // A `DecodedSSE` lets an `assembleBlocks()` right after it fuse with it (see decodedSSE.ts).
-  return (source$) => new DecodedSSE(source$, options);
+  // Batched, so an `assembleBlocks()` right after it runs in the same stage (see batchedOutputs.ts).
+  return (source$) => decodedSSE(source$, options);
 }

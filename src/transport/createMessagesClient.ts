@@ -30,7 +30,8 @@
  * ```
  * @see {@link decodeSSE} which decodes each response body.
  */
-import { asyncScheduler, defer, type Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import { BatchedOutputs } from '../../operators/internal/batchedOutputs.js';
 import type { Dispatcher } from 'undici';
 import { Agent } from './undiciParts.js';
 import { ConfigurationError, redact } from '../errors.js';
@@ -140,20 +141,20 @@ export function createMessagesClient(options: MessagesClientOptions): ClosableMe
       { ...watch, decode: { ...decodeOptions, takenToolUseIds } },
     );
 
+  // Batched (see batchedOutputs.ts), so `stream(request).pipe(assembleBlocks())` runs in one stage.
   const stream = (request: MessagesRequest, call: StreamCallOptions = {}): Observable<TransportOutput> =>
-    defer(() => {
+    new BatchedOutputs((subscriber, deliver, context) => {
       const maxRetries = call.maxRetries ?? clientMaxRetries;
       const headers = { ...baseHeaders, ...lowerCaseKeys(call.headers) };
       const body = serializeBody(request); // once per call, reused by retries
       // A response must not reuse a tool_use id of the history (the next request would repeat it).
       const taken = toolUseIdsOf(request.messages);
-
-      return withAnnouncedRetries(() => attempt(headers, body, taken), {
+      withAnnouncedRetries(() => attempt(headers, body, taken), {
         maxRetries,
         backoff,
         scheduler,
         mapError: (error) => redactError(error, apiKey),
-      });
+      }).subscribeBatches(subscriber, deliver, context);
     });
 
   return {

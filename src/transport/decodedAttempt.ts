@@ -13,11 +13,12 @@
  * paid five subscriber hops and a timer set and cleared, which was most of the client's CPU on
  * a long answer. Here the per-event work is one module-level function over each decoded batch,
  * and the idle clock is read once per network chunk (all outputs of a chunk arrive at the same
- * instant).
+ * instant). The result is a `BatchedOutputs`: an `assembleBlocks()` after the client gets each
+ * batch in the same stage.
  */
-import { catchError, EMPTY, Observable, type SchedulerLike, type Subscriber, throwError } from 'rxjs';
+import { catchError, EMPTY, type Observable, type SchedulerLike, type Subscriber, throwError } from 'rxjs';
 import { ConnectionError, RequestTimeout, StreamIdleTimeout, redact } from '../errors.js';
-import { decodeChunks } from '../../operators/internal/decodedSSE.js';
+import { BatchedOutputs, decodeChunks, type DeliverBatch } from '../../operators/internal/batchedOutputs.js';
 import { IdleWatch } from '../../operators/internal/idleWatch.js';
 import type { StreamEventDecoderOptions } from './streamEventDecoder.js';
 import type { DebugEvent, TransportOutput } from './types.js';
@@ -35,22 +36,27 @@ export interface AttemptWatchOptions {
   readonly apiKey: string;
 }
 
-interface AttemptState {
+interface AttemptState<C, T> {
   readonly apiKey: string;
-  /** `message_stop` was passed on: the message is complete. */
+  /** `message_stop` was decoded: the message is complete. */
   stopped: boolean;
   readonly idle: IdleWatch | undefined;
+  /** Where the watched batches go: the consumer's own delivery. */
+  readonly deliver: DeliverBatch<C, T>;
+  readonly context: C;
 }
 
-export function decodedAttempt(bytes$: Observable<Uint8Array | string>, options: AttemptWatchOptions): Observable<TransportOutput> {
+export function decodedAttempt(bytes$: Observable<Uint8Array | string>, options: AttemptWatchOptions): BatchedOutputs {
   const { idleTimeoutMs, requestTimeoutMs, scheduler } = options;
-  return new Observable<TransportOutput>((subscriber) => {
+  return new BatchedOutputs((subscriber, deliver, context) => {
     // The message is complete: a connection that then drops or hangs costs nothing.
     const fail = (error: unknown): void => (state.stopped ? subscriber.complete() : subscriber.error(error));
-    const state: AttemptState = {
+    const state: AttemptState<typeof context, unknown> = {
       apiKey: options.apiKey,
       stopped: false,
       idle: isOn(idleTimeoutMs) ? new IdleWatch(idleTimeoutMs, scheduler, () => fail(new StreamIdleTimeout(idleTimeoutMs))) : undefined,
+      deliver: deliver as DeliverBatch<typeof context, unknown>,
+      context,
     };
     if (state.idle) subscriber.add(() => state.idle?.stop());
     if (isOn(requestTimeoutMs)) subscriber.add(scheduler.schedule(() => fail(new RequestTimeout(requestTimeoutMs)), requestTimeoutMs));
@@ -61,19 +67,21 @@ export function decodedAttempt(bytes$: Observable<Uint8Array | string>, options:
 
 const isOn = (ms: number): boolean => ms > 0 && Number.isFinite(ms);
 
-/** Passes a decoded batch on; content (not pings, not our debug notes) shows the stream alive. */
-function deliverWatched(state: AttemptState, outputs: readonly TransportOutput[], subscriber: Subscriber<TransportOutput>): void {
+/** Watches a decoded batch, then hands it on; content (not pings, not our debug notes) shows the stream alive. */
+function deliverWatched<C, T>(state: AttemptState<C, T>, outputs: readonly TransportOutput[], subscriber: Subscriber<T>): void {
   let alive = false;
-  for (let i = 0; i < outputs.length && !subscriber.closed; i++) {
+  let redactedCopy: TransportOutput[] | undefined; // made only when a note had to change
+  for (let i = 0; i < outputs.length; i++) {
     const output = outputs[i] as TransportOutput;
     if (output.type === 'debug') {
-      subscriber.next(redactDebug(output, state.apiKey));
+      const redacted = redactDebug(output, state.apiKey);
+      if (redacted !== output) (redactedCopy ??= [...outputs])[i] = redacted;
       continue;
     }
     if (output.type !== 'ping') alive = true;
     if (output.type === 'message_stop') state.stopped = true;
-    subscriber.next(output);
   }
+  state.deliver(state.context, redactedCopy ?? outputs, subscriber);
   if (alive) state.idle?.touch();
 }
 

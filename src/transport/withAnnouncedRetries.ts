@@ -17,8 +17,8 @@
  *
  * @see {@link decideRetry} the pure policy.
  */
-import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
-import { subscribeLinked } from '../../operators/internal/subscribeLinked.js';
+import { asyncScheduler, type Observable, type SchedulerLike, Subscriber } from 'rxjs';
+import { BatchedOutputs, type DeliverBatch } from '../../operators/internal/batchedOutputs.js';
 import { ApiError } from '../errors.js';
 import { decideRetry, retryErrorType, type BackoffOptions } from './retryPolicy.js';
 import type { TransportOutput } from './types.js';
@@ -40,13 +40,14 @@ export interface AnnouncedRetryOptions {
 export function withAnnouncedRetries(
   attempt: () => Observable<TransportOutput>,
   options: AnnouncedRetryOptions,
-): Observable<TransportOutput> {
+): BatchedOutputs {
   const { maxRetries, backoff = {}, scheduler = asyncScheduler, mapError = (e: unknown) => e } = options;
 
-  // One subscriber hop per event (not a `tap` and a `catchError`): this sits on the streaming path.
-  return new Observable<TransportOutput>((subscriber) => {
+  // Batched (see batchedOutputs.ts): an attempt's batches go straight to the consumer's delivery,
+  // so the retries cost nothing per event on the streaming path.
+  return new BatchedOutputs((subscriber, deliver, context) => {
     const run = (retry: number): void => {
-      let emittedContent = false; // per attempt: did its message_start reach the consumer?
+      const hop: AttemptHop<typeof context, unknown> = { emittedContent: false, deliver: deliver as DeliverBatch<typeof context, unknown>, context, output: subscriber };
       const failed = (raw: unknown): void => {
         const error = mapError(raw);
         const decision = decideRetry(error, retry + 1, maxRetries, backoff);
@@ -55,15 +56,16 @@ export function withAnnouncedRetries(
           return;
         }
         // Announce first, then wait, then the next attempt: in that order, never overlapping.
-        subscriber.next({
-          type: emittedContent ? 'stream_retry' : 'api_retry',
+        const announcement: TransportOutput = {
+          type: hop.emittedContent ? 'stream_retry' : 'api_retry',
           attempt: retry + 1,
           maxRetries,
           delayMs: decision.delayMs,
           status: error instanceof ApiError ? error.status : undefined,
           errorType: retryErrorType(error),
           message: error instanceof Error ? error.message : String(error),
-        });
+        };
+        deliver(context, [announcement], subscriber);
         if (!subscriber.closed) subscriber.add(scheduler.schedule(() => run(retry + 1), decision.delayMs));
       };
       let source$: Observable<TransportOutput>;
@@ -73,15 +75,26 @@ export function withAnnouncedRetries(
         failed(thrown); // as `defer` would: a factory that throws is a failed attempt
         return;
       }
-      subscribeLinked(source$, subscriber, {
-        next: (output) => {
-          if (output.type === 'message_start') emittedContent = true;
-          subscriber.next(output);
-        },
-        error: failed,
-        complete: () => subscriber.complete(),
-      });
+      // The attempt's own subscriber: its end is judged here, and the output outlives it.
+      const input = new Subscriber<TransportOutput>({ next: (output) => forwardBatch(hop, [output], input), error: failed, complete: () => subscriber.complete() });
+      subscriber.add(input);
+      if (source$ instanceof BatchedOutputs) source$.subscribeBatches(input, forwardBatch, hop);
+      else source$.subscribe(input);
     };
     run(0);
   });
+}
+
+/** One attempt's link to the consumer. */
+interface AttemptHop<C, T> {
+  /** Did this attempt's message_start reach the consumer? Then a retry says `stream_retry`. */
+  emittedContent: boolean;
+  readonly deliver: DeliverBatch<C, T>;
+  readonly context: C;
+  readonly output: Subscriber<T>;
+}
+
+function forwardBatch<C, T>(hop: AttemptHop<C, T>, outputs: readonly TransportOutput[], _input: Subscriber<unknown>): void {
+  if (!hop.emittedContent) for (let i = 0; i < outputs.length; i++) if ((outputs[i] as TransportOutput).type === 'message_start') hop.emittedContent = true;
+  hop.deliver(hop.context, outputs, hop.output);
 }

@@ -1,6 +1,6 @@
 /**
  * `decodeSSE()` followed directly by `assembleBlocks()` decodes and assembles in one stage
- * (operators/internal/decodedSSE.ts). That stage must be indistinguishable from the two stages
+ * (operators/internal/batchedOutputs.ts). That stage must be indistinguishable from the two stages
  * run apart (an identity `map` in between keeps them apart): the same outputs in the same
  * order, the same error, on random streams of valid, invalid and out-of-order events cut
  * anywhere, on the recorded corpus, and with an early unsubscribe (which must stop the source
@@ -11,7 +11,7 @@ import { from, map, Observable, take, tap } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import { decodeSSE } from '../../operators/decodeSSE.js';
-import { DecodedSSE } from '../../operators/internal/decodedSSE.js';
+import { BatchedOutputs } from '../../operators/internal/batchedOutputs.js';
 import { CORPUS_ABSENT_REASON, CORPUS_PRESENT, cutAt, cutAtRandom, readCorpusFile, seededRandom, streamEntries } from '../corpus/corpus.js';
 import { messageStart } from './sseFixtures.js';
 
@@ -70,8 +70,8 @@ const streamArb = fc
 
 describe('decodeSSE + assembleBlocks in one stage', () => {
   it('is used exactly when assembleBlocks follows decodeSSE directly', () => {
-    expect(from(['']).pipe(decodeSSE())).toBeInstanceOf(DecodedSSE);
-    expect(from(['']).pipe(decodeSSE(), map((o) => o))).not.toBeInstanceOf(DecodedSSE);
+    expect(from(['']).pipe(decodeSSE())).toBeInstanceOf(BatchedOutputs);
+    expect(from(['']).pipe(decodeSSE(), map((o) => o))).not.toBeInstanceOf(BatchedOutputs);
   });
 
   it('gives the same outputs and the same error as the two stages apart, on random streams cut anywhere', () => {

@@ -1,28 +1,24 @@
 /**
- * `DecodedSSE`: the Observable `decodeSSE()` returns. It behaves exactly like any other
- * Observable of `TransportOutput`; what it adds is that its chunk source and decoder options
- * stay readable, so `assembleBlocks()` applied right after it can decode and assemble in one
- * stage (`decodeChunks` with its own per-output step) instead of two. Private to the package.
+ * `BatchedOutputs`: an Observable of `TransportOutput` that can also hand its outputs to a
+ * consumer that knows how, a batch per network chunk. It behaves exactly like any other
+ * Observable of `TransportOutput` (subscribed plainly, it emits each output); what it adds is
+ * `subscribeBatches(subscriber, deliver, context)`, through which `assembleBlocks()` applied
+ * right after it receives each batch in its own per-output step. Private to the package.
  *
- * Why: a response is one stream event per few tokens. Two stages cost each event a second
- * subscriber hop (the batch loop, `Subscriber.next`, `_next`, the next stage's observer), and
- * right after a full GC those frames run unoptimized for a while; one stage costs a hop per
- * network chunk and one per output. Any operator in between (`map`, a timeout, retries)
- * returns a plain Observable, and the stages then run apart as before, with the same outputs.
+ * Who makes one: `decodeSSE()`, the client's decoded attempt (`src/transport/decodedAttempt.ts`)
+ * and its retries (`withAnnouncedRetries`), so `client.stream(request).pipe(assembleBlocks())`
+ * runs from socket chunk to assembled output with one subscriber hop per output.
+ *
+ * Why: a response is one stream event per few tokens. Each stage between decoder and assembler
+ * costs each event a subscriber hop (`Subscriber.next`, `_next`, the next stage's observer), and
+ * right after a full GC those frames run unoptimized for a while; batched, the stages in between
+ * cost one call per network chunk. Any other operator in between (`map`, a timeout) returns a
+ * plain Observable, and the stages then run apart, with the same outputs.
  */
 import { Observable, type Subscriber } from 'rxjs';
 import { subscribeLinked } from './subscribeLinked.js';
 import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoder, type StreamEventDecoderOptions } from '../../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../../src/transport/types.js';
-
-export class DecodedSSE extends Observable<TransportOutput> {
-  constructor(
-    readonly chunks$: Observable<Uint8Array | string>,
-    readonly options: StreamEventDecoderOptions,
-  ) {
-    super((subscriber) => decodeChunks(chunks$, options, subscriber, passOn, undefined));
-  }
-}
 
 /**
  * Hands a decoded batch to `subscriber`, in order. Stops early once `subscriber` is closed (an
@@ -30,7 +26,24 @@ export class DecodedSSE extends Observable<TransportOutput> {
  */
 export type DeliverBatch<C, T> = (context: C, outputs: readonly TransportOutput[], subscriber: Subscriber<T>) => void;
 
-/** The plain decoder's delivery: each output as it is. */
+/**
+ * Starts the source for `subscriber`, handing it every batch through `deliver(context, …)`;
+ * errors and completion go to `subscriber`, and every teardown is added to it.
+ */
+export type SubscribeBatches = <C, T>(subscriber: Subscriber<T>, deliver: DeliverBatch<C, T>, context: C) => void;
+
+export class BatchedOutputs extends Observable<TransportOutput> {
+  constructor(readonly subscribeBatches: SubscribeBatches) {
+    super((subscriber) => subscribeBatches(subscriber, passOn, undefined));
+  }
+}
+
+/** `decodeSSE()` over `chunks$`. */
+export function decodedSSE(chunks$: Observable<Uint8Array | string>, options: StreamEventDecoderOptions): BatchedOutputs {
+  return new BatchedOutputs((subscriber, deliver, context) => decodeChunks(chunks$, options, subscriber, deliver, context));
+}
+
+/** The plain delivery: each output as it is. */
 function passOn(_context: undefined, outputs: readonly TransportOutput[], subscriber: Subscriber<TransportOutput>): void {
   for (let i = 0; i < outputs.length && !subscriber.closed; i++) subscriber.next(outputs[i] as TransportOutput);
 }
