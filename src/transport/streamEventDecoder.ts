@@ -116,7 +116,8 @@ const QUOTE_CHARS = 120;
  */
 interface DecoderState {
   readonly utf8: InstanceType<typeof TextDecoder>;
-  parser: EventSourceParser | undefined;
+  /** Until `end()`; then back in the pool. */
+  parser: PooledParser | undefined;
   outputs: TransportOutput[];
   error: RxAgentError | undefined;
   phase: Phase;
@@ -143,17 +144,60 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
     toolUseIds: createToolUseIdRegistry(options.takenToolUseIds),
     endsWithCR: false,
   };
-  state.parser = createParser({
-    maxBufferSize: options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE,
-    onEvent: (message) => onEvent(state, message),
-    onError(parseError) {
+  state.parser = acquireParser(options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE, state);
+  return { push: (chunk) => push(state, chunk), end: () => end(state) };
+}
+
+/**
+ * An SSE parser whose callbacks go to whichever decoder holds it.
+ *
+ * Why a pool: eventsource-parser keeps its per-line work in closures made by `createParser`, and
+ * V8 keeps a closure's optimized code only while some instance of it lives. A parser made per
+ * response is garbage by the next one, so after every full GC its line splitting ran
+ * unoptimized again while TurboFan recompiled it on this process's CPU. A parser handed back at
+ * the end of its response (and reset) lives on, and so does its optimized code.
+ */
+interface PooledParser {
+  readonly parser: EventSourceParser;
+  readonly maxBufferSize: number;
+  holder: DecoderState | undefined;
+}
+
+/** Free parsers of the default buffer size; a response that errors or is abandoned keeps its own (it is then garbage). */
+const FREE_PARSERS: PooledParser[] = [];
+/** More than this many responses ending at once would only grow the pool, not speed anything. */
+const MAX_FREE_PARSERS = 32;
+
+function acquireParser(maxBufferSize: number, holder: DecoderState): PooledParser {
+  const pooled = maxBufferSize === DEFAULT_MAX_BUFFER_SIZE ? FREE_PARSERS.pop() : undefined;
+  if (pooled !== undefined) {
+    pooled.holder = holder;
+    return pooled;
+  }
+  const entry: { parser: EventSourceParser | undefined; readonly maxBufferSize: number; holder: DecoderState | undefined } = { parser: undefined, maxBufferSize, holder };
+  entry.parser = createParser({
+    maxBufferSize,
+    onEvent: (message) => {
+      if (entry.holder !== undefined) onEvent(entry.holder, message);
+    },
+    onError: (parseError) => {
       // Unknown fields and bad `retry:` values are ignorable by the SSE spec; overflow is not.
-      if (parseError.type === 'max-buffer-size-exceeded') {
-        fail(state, new StreamProtocolError('buffer_overflow', `stream event exceeds the buffer cap: ${parseError.message}`, false));
+      if (entry.holder !== undefined && parseError.type === 'max-buffer-size-exceeded') {
+        fail(entry.holder, new StreamProtocolError('buffer_overflow', `stream event exceeds the buffer cap: ${parseError.message}`, false));
       }
     },
   });
-  return { push: (chunk) => push(state, chunk), end: () => end(state) };
+  return entry as PooledParser;
+}
+
+/** Hands the decoder's parser back (reset: nothing of this response stays in it). */
+function releaseParser(s: DecoderState): void {
+  const entry = s.parser;
+  if (entry === undefined) return;
+  s.parser = undefined;
+  entry.holder = undefined;
+  entry.parser.reset();
+  if (entry.maxBufferSize === DEFAULT_MAX_BUFFER_SIZE && FREE_PARSERS.length < MAX_FREE_PARSERS) FREE_PARSERS.push(entry);
 }
 
 function fail(s: DecoderState, e: RxAgentError): void {
@@ -315,8 +359,9 @@ function feed(s: DecoderState, text: string): void {
     );
     return;
   }
+  if (s.parser === undefined) return; // fed after end(): nothing more can come
   s.endsWithCR = text.charCodeAt(text.length - 1) === 13;
-  (s.parser as EventSourceParser).feed(text);
+  s.parser.parser.feed(text);
 }
 
 function push(s: DecoderState, chunk: Uint8Array | string): DecodeBatch {
@@ -330,6 +375,7 @@ function end(s: DecoderState): DecodeBatch {
   feed(s, s.utf8.decode()); // a truncated multi-byte sequence at the very end becomes U+FFFD
   // A final CR is a complete line end; an LF after it only turns it into CRLF (no extra line).
   if (s.endsWithCR) feed(s, '\n');
+  releaseParser(s);
   // An event without its terminating blank line is discarded, as the SSE spec says.
   if (s.error === undefined && s.phase !== 'stopped') {
     fail(

@@ -310,3 +310,27 @@ function indexOfBytes(haystack: Uint8Array, needle: Uint8Array): number {
   }
   return -1;
 }
+
+describe('parsers handed from one response to the next', () => {
+  it('keep nothing of the last response: a cut event at its end never reaches the next', () => {
+    // The first response is complete but ends in an event without its blank line (discarded by
+    // the SSE rules); its parser then goes back to the pool and decodes the next responses. A
+    // leftover message_stop there would arrive before message_start: an out_of_order error.
+    const first = decode([goldenText + 'event: message_stop\ndata: {"type":"message_stop"}\n']);
+    expect(first.error).toBeUndefined();
+    expect(first.outputs).toEqual(goldenEvents);
+    for (let i = 0; i < 3; i++) {
+      const next = decode([goldenBytes]);
+      expect(next.error).toBeUndefined();
+      expect(next.outputs).toEqual(goldenEvents);
+    }
+  });
+
+  it('a response cut mid-line leaves the next one clean', () => {
+    const cut = goldenText.indexOf('"type":"message_delta"') + 5;
+    expect(decode([goldenText.slice(0, cut)]).error).toBeInstanceOf(StreamProtocolError);
+    const next = decode([goldenBytes]);
+    expect(next.error).toBeUndefined();
+    expect(next.outputs).toEqual(goldenEvents);
+  });
+});
