@@ -13,11 +13,11 @@ import {
   type Subscription,
 } from 'rxjs';
 import type { AssemblyOutput } from '../src/assembly/types.js';
-import { classifyCall } from '../src/tools/classifyCall.js';
+import { classifyCall, type ClassifiedCall } from '../src/tools/classifyCall.js';
 import { errorMessage } from '../src/tools/errorTexts.js';
 import type { CanUseTool, ToolHooks } from '../src/tools/hooks.js';
 import { toRegistry, type ToolRegistry } from '../src/tools/registry.js';
-import { runToolCall, type PipelineTraceEntry } from '../src/tools/runToolCall.js';
+import { startToolCall, type PipelineTraceEntry, type RunToolCallOptions, type ToolCallRun, type ToolCallSink } from '../src/tools/runToolCall.js';
 import {
   createSchedulerState,
   stepScheduler,
@@ -27,6 +27,7 @@ import {
 } from '../src/tools/schedulerState.js';
 import type { SharedContext, Tool, ToolEvent } from '../src/tools/types.js';
 import { assertNever } from '../src/util/assertNever.js';
+import { keepRxShapes, keepShape } from '../src/util/keepShape.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /** Options of {@link scheduleTools}: the tools, the shared context, the seams and the limits of one batch. */
@@ -112,206 +113,287 @@ export interface ScheduleToolsOptions {
  * @see runToolCall for what happens to one call.
  */
 export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<AssemblyOutput, ToolEvent> {
-  // One `new Observable` listening to its drivers directly: a real turn's batch has one or two
-  // calls, so the batch's fixed cost is what it pays. Built from Subjects, merge, takeUntil and
-  // finalize, that shell allocated ~22 KB per batch (of ~34 KB), and after a full GC its
-  // scavenges made a one-tool batch cost 5x its steady time (issue 20 §2).
-  return (source$) =>
-    new Observable<ToolEvent>((output) => {
-      const registry = toRegistry(options.tools);
-      const scheduler = options.scheduler ?? asyncScheduler;
-      const state: SchedulerState = createSchedulerState(options.shared);
-      const running = new Map<number, Subscription>();
-      let batchTimer: Subscription | undefined;
-      let disposed = false;
+  // One `new Observable` listening to its drivers directly, and one `ToolBatch` object whose
+  // methods are module-level code: a real turn's batch has one or two calls, so the batch's
+  // fixed cost is what it pays. A closure per handler lost its optimized code at every full GC
+  // and made a one-tool batch cost 4-5x its steady time (issue 20 §2, bench/README.md).
+  return (source$) => new Observable<ToolEvent>((output) => new ToolBatch(options, output).listen(source$));
+}
 
-      // Deferral needs the call to be alone in its response: count the tool calls and answer
-      // waiting hooks once the model is done (or the attempt is void: then never defer).
-      let toolUses = 0;
-      let modelDone = false;
-      let deferWaiters: ((alone: boolean) => void)[] = [];
-      const settleDeferrals = (alone: boolean): void => {
-        const waiters = deferWaiters;
-        deferWaiters = [];
-        for (const resolve of waiters) resolve(alone);
-      };
-      const mayDefer = (): boolean | Promise<boolean> => {
-        if (modelDone || toolUses > 1) return modelDone && toolUses === 1;
-        return new Promise<boolean>((resolve) => deferWaiters.push(resolve));
-      };
-      const trackDeferral = (event: AssemblyOutput): void => {
-        if (event.type === 'block' && event.block.type === 'tool_use') {
-          toolUses++;
-          if (toolUses > 1) settleDeferrals(false);
-        } else if (event.type === 'message_delta' || event.type === 'message') {
-          modelDone = true;
-          settleDeferrals(toolUses === 1);
-        } else if (event.type === 'stream_retry') {
-          toolUses = 0;
-          modelDone = false;
-          settleDeferrals(false);
+/** The batch of one subscription: the scheduler state and what carries out its commands. */
+class ToolBatch implements Observer<AssemblyOutput> {
+  readonly registry: ToolRegistry;
+  readonly scheduler: SchedulerLike;
+  readonly state: SchedulerState;
+  readonly running = new Map<number, CallSink>();
+  batchTimer: Subscription | undefined = undefined;
+  disposed = false;
+  // Deferral needs the call to be alone in its response: count the tool calls and answer
+  // waiting hooks once the model is done (or the attempt is void: then never defer).
+  toolUses = 0;
+  modelDone = false;
+  deferWaiters: ((alone: boolean) => void)[] = [];
+  /** Given to calls only with `allowDefer`. */
+  readonly mayDefer: (() => boolean | Promise<boolean>) | undefined;
+  // Inputs arriving while one is being applied (a synchronous tool finishing inside its
+  // own start) wait their turn: every step sees a consistent state, and events keep order.
+  readonly queue: SchedulerInput[] = [];
+  draining = false;
+  sourceInput: Subscriber<AssemblyOutput> | undefined = undefined;
+
+  constructor(
+    readonly options: ScheduleToolsOptions,
+    readonly output: Subscriber<ToolEvent>,
+  ) {
+    this.registry = toRegistry(options.tools);
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.state = createSchedulerState(options.shared);
+    this.mayDefer = options.allowDefer ? () => this.deferAnswer() : undefined;
+  }
+
+  listen(source$: Observable<AssemblyOutput>): void {
+    const output = this.output;
+    // Teardown (an end of the batch, an error, or the consumer's unsubscribe) stops every call.
+    output.add(() => this.dispose());
+    // Drivers in the order they always were subscribed: abort, interrupts, then the source.
+    // Each joins the output's teardown before it runs, so a batch that ends synchronously
+    // inside a subscribe stops the rest at once.
+    if (this.options.abort$) subscribeLinked(this.options.abort$, output, new DriverSignal(this, { type: 'abort' }));
+    if (this.options.interrupt$) subscribeLinked(this.options.interrupt$, output, new DriverSignal(this, { type: 'interrupt' }));
+    // The source's subscriber exists before the source runs: `next` may have to stop it midway.
+    const sourceInput = new Subscriber<AssemblyOutput>(this);
+    this.sourceInput = sourceInput;
+    output.add(sourceInput);
+    if (!output.closed) source$.subscribe(sourceInput);
+  }
+
+  settleDeferrals(alone: boolean): void {
+    if (this.deferWaiters.length === 0) return;
+    const waiters = this.deferWaiters;
+    this.deferWaiters = [];
+    for (const resolve of waiters) resolve(alone);
+  }
+
+  deferAnswer(): boolean | Promise<boolean> {
+    if (this.modelDone || this.toolUses > 1) return this.modelDone && this.toolUses === 1;
+    return new Promise<boolean>((resolve) => this.deferWaiters.push(resolve));
+  }
+
+  trackDeferral(event: AssemblyOutput): void {
+    if (event.type === 'block' && event.block.type === 'tool_use') {
+      this.toolUses++;
+      if (this.toolUses > 1) this.settleDeferrals(false);
+    } else if (event.type === 'message_delta' || event.type === 'message') {
+      this.modelDone = true;
+      this.settleDeferrals(this.toolUses === 1);
+    } else if (event.type === 'stream_retry') {
+      this.toolUses = 0;
+      this.modelDone = false;
+      this.settleDeferrals(false);
+    }
+  }
+
+  dispatch(input: SchedulerInput): void {
+    if (this.disposed) return;
+    const queue = this.queue;
+    queue.push(input);
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      for (let i = 0; i < queue.length && !this.disposed; i++) {
+        for (const command of stepScheduler(this.state, queue[i]!, this.scheduler.now())) {
+          if (this.disposed) break;
+          this.execute(command);
         }
-      };
+      }
+    } finally {
+      queue.length = 0;
+      this.draining = false;
+    }
+  }
 
-      // Inputs arriving while one is being applied (a synchronous tool finishing inside its
-      // own start) wait their turn: every step sees a consistent state, and events keep order.
-      const queue: SchedulerInput[] = [];
-      let draining = false;
-      const dispatch = (input: SchedulerInput): void => {
-        if (disposed) return;
-        queue.push(input);
-        if (draining) return;
-        draining = true;
+  execute(command: SchedulerCommand): void {
+    switch (command.type) {
+      case 'start': {
+        const { key, classified } = command.call;
+        const sink = new CallSink(this, key, classified.concurrencySafe);
+        sink.run = startToolCall(classified.block, callOptions(this, command.shared, classified), sink);
+        // Known before it begins, so a batch that ends inside a synchronous call stops it too.
+        this.running.set(key, sink);
+        sink.run.begin();
+        if (sink.closed) this.running.delete(key);
+        return;
+      }
+      case 'stop':
+        this.running.get(command.key)?.stop();
+        this.running.delete(command.key);
+        return;
+      case 'emit':
+        this.output.next(command.event);
+        return;
+      case 'arm_batch_timeout': {
+        const ms = this.options.batchTimeoutMs;
+        if (ms !== undefined) {
+          this.batchTimer = timer(ms, this.scheduler).subscribe(() => this.dispatch({ type: 'batch_timeout', timeoutMs: ms }));
+        }
+        return;
+      }
+      case 'interruptible':
         try {
-          for (let i = 0; i < queue.length && !disposed; i++) {
-            for (const command of stepScheduler(state, queue[i]!, scheduler.now())) {
-              if (disposed) break;
-              execute(command);
-            }
-          }
-        } finally {
-          queue.length = 0;
-          draining = false;
-        }
-      };
-
-      const execute = (command: SchedulerCommand): void => {
-        switch (command.type) {
-          case 'start': {
-            const { key, classified } = command.call;
-            const subscription = runToolCall(classified.block, {
-              tools: registry,
-              shared: command.shared,
-              prepared: classified,
-              scheduler,
-              ...(options.hooks ? { hooks: options.hooks } : {}),
-              ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
-              ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-              ...(options.trace ? { trace: options.trace } : {}),
-              ...(options.allowDefer ? { mayDefer } : {}),
-            }).subscribe((event) => dispatch(toolEventInput(key, event, command.call.classified.concurrencySafe)));
-            if (!subscription.closed) running.set(key, subscription);
-            return;
-          }
-          case 'stop':
-            running.get(command.key)?.unsubscribe();
-            running.delete(command.key);
-            return;
-          case 'emit':
-            output.next(command.event);
-            return;
-          case 'arm_batch_timeout': {
-            const ms = options.batchTimeoutMs;
-            if (ms !== undefined) {
-              batchTimer = timer(ms, scheduler).subscribe(() => dispatch({ type: 'batch_timeout', timeoutMs: ms }));
-            }
-            return;
-          }
-          case 'interruptible':
-            try {
-              options.onInterruptibleChange?.(command.value);
-            } catch (error) {
-              // Like a throwing `tap` callback: the output errors. Thrown on, it would escape
-              // through a tool's subscriber (an unhandled error) and leave the batch hanging.
-              dispose();
-              output.error(error);
-            }
-            return;
-          case 'complete':
-            dispose();
-            output.complete();
-            return;
-          case 'error':
-            dispose();
-            output.error(command.error);
-            return;
-          default:
-            assertNever(command, 'scheduler command');
-        }
-      };
-
-      // The shared context after an unsafe call is computed here, outside the pure reducer,
-      // because `contextChange` is user code. A change that throws leaves the context as it was.
-      const toolEventInput = (key: number, event: ToolEvent, safe: boolean): SchedulerInput => {
-        if (event.type !== 'tool_result' || safe || !event.contextChange) return { type: 'tool_event', key, event };
-        try {
-          return { type: 'tool_event', key, event, sharedAfter: event.contextChange(state.shared) };
+          this.options.onInterruptibleChange?.(command.value);
         } catch (error) {
-          const note = `The context change returned by \`${event.name}\` failed and was not applied: ${errorMessage(error)}`;
-          return { type: 'tool_event', key, event: { ...event, additionalContext: [...(event.additionalContext ?? []), note] } };
+          // Like a throwing `tap` callback: the output errors. Thrown on, it would escape
+          // through a tool's subscriber (an unhandled error) and leave the batch hanging.
+          this.dispose();
+          this.output.error(error);
         }
-      };
+        return;
+      case 'complete':
+        this.dispose();
+        this.output.complete();
+        return;
+      case 'error':
+        this.dispose();
+        this.output.error(command.error);
+        return;
+      default:
+        assertNever(command, 'scheduler command');
+    }
+  }
 
-      const dispose = (): void => {
-        if (disposed) return;
-        disposed = true;
-        settleDeferrals(false);
-        batchTimer?.unsubscribe();
-        for (const subscription of running.values()) subscription.unsubscribe();
-        running.clear();
-      };
+  // The shared context after an unsafe call is computed here, outside the pure reducer,
+  // because `contextChange` is user code. A change that throws leaves the context as it was.
+  toolEventInput(key: number, event: ToolEvent, safe: boolean): SchedulerInput {
+    if (event.type !== 'tool_result' || safe || !event.contextChange) return { type: 'tool_event', key, event };
+    try {
+      return { type: 'tool_event', key, event, sharedAfter: event.contextChange(this.state.shared) };
+    } catch (error) {
+      const note = `The context change returned by \`${event.name}\` failed and was not applied: ${errorMessage(error)}`;
+      return { type: 'tool_event', key, event: { ...event, additionalContext: [...(event.additionalContext ?? []), note] } };
+    }
+  }
 
-      // A driver's own error (interrupt$ or abort$ failing) is the output's error, as in a merge.
-      const failOutput = (error: unknown): void => {
-        dispose();
-        output.error(error);
-      };
-      const onSourceError = (error: unknown): void => {
-        settleDeferrals(false);
-        dispatch({ type: 'source_error', error });
-      };
-      // What this operator does with the source's events, failing like a throwing `tap`: the
-      // failure is treated as the source's error (the source is stopped first).
-      const fromSource: Observer<AssemblyOutput> = {
-        next: (event) => {
-          try {
-            if (options.allowDefer) trackDeferral(event);
-            const input = toSchedulerInput(event, registry);
-            if (input) dispatch(input);
-          } catch (error) {
-            sourceInput.unsubscribe();
-            onSourceError(error);
-          }
-        },
-        error: onSourceError,
-        complete: () => {
-          try {
-            // A response that ended without a message_delta still has all its calls.
-            if (!modelDone) {
-              modelDone = true;
-              settleDeferrals(toolUses === 1);
-            }
-            dispatch({ type: 'source_complete' });
-          } catch (error) {
-            onSourceError(error);
-          }
-        },
-      };
-      // A driver's signal, failing the output if applying it throws (as a throwing `tap` would).
-      const signalOf = (input: SchedulerInput): Observer<unknown> => ({
-        next: () => {
-          try {
-            dispatch(input);
-          } catch (error) {
-            failOutput(error);
-          }
-        },
-        error: failOutput,
-        complete: () => undefined,
-      });
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.settleDeferrals(false);
+    this.batchTimer?.unsubscribe();
+    for (const sink of this.running.values()) sink.stop();
+    this.running.clear();
+  }
 
-      // Teardown (an end of the batch, an error, or the consumer's unsubscribe) stops every call.
-      output.add(dispose);
-      // Drivers in the order they always were subscribed: abort, interrupts, then the source.
-      // Each joins the output's teardown before it runs, so a batch that ends synchronously
-      // inside a subscribe stops the rest at once.
-      if (options.abort$) subscribeLinked(options.abort$, output, signalOf({ type: 'abort' }));
-      if (options.interrupt$) subscribeLinked(options.interrupt$, output, signalOf({ type: 'interrupt' }));
-      // The source's subscriber exists before the source runs: `next` may have to stop it midway.
-      const sourceInput = new Subscriber<AssemblyOutput>(fromSource);
-      output.add(sourceInput);
-      if (!output.closed) source$.subscribe(sourceInput);
-    });
+  // A driver's own error (interrupt$ or abort$ failing) is the output's error, as in a merge.
+  failOutput(error: unknown): void {
+    this.dispose();
+    this.output.error(error);
+  }
+
+  onSourceError(error: unknown): void {
+    this.settleDeferrals(false);
+    this.dispatch({ type: 'source_error', error });
+  }
+
+  // Observer of the source: what this operator does with its events, failing like a throwing
+  // `tap`: the failure is treated as the source's error (the source is stopped first).
+  next(event: AssemblyOutput): void {
+    try {
+      if (this.options.allowDefer) this.trackDeferral(event);
+      const input = toSchedulerInput(event, this.registry);
+      if (input) this.dispatch(input);
+    } catch (error) {
+      this.sourceInput?.unsubscribe();
+      this.onSourceError(error);
+    }
+  }
+
+  error(error: unknown): void {
+    this.onSourceError(error);
+  }
+
+  complete(): void {
+    try {
+      // A response that ended without a message_delta still has all its calls.
+      if (!this.modelDone) {
+        this.modelDone = true;
+        this.settleDeferrals(this.toolUses === 1);
+      }
+      this.dispatch({ type: 'source_complete' });
+    } catch (error) {
+      this.onSourceError(error);
+    }
+  }
+}
+
+/** Where one running call delivers: into the batch's queue, until the batch stops it. */
+class CallSink implements ToolCallSink {
+  closed = false;
+  run: ToolCallRun | undefined = undefined;
+
+  constructor(
+    private readonly batch: ToolBatch,
+    private readonly key: number,
+    private readonly safe: boolean,
+  ) {}
+
+  next(event: ToolEvent): void {
+    if (!this.closed) this.batch.dispatch(this.batch.toolEventInput(this.key, event, this.safe));
+  }
+
+  complete(): void {
+    this.closed = true;
+  }
+
+  /** Unsubscribes the call (its signal aborts unless it finished); a no-op once it completed. */
+  stop(): void {
+    this.closed = true;
+    this.run?.unsubscribe();
+  }
+}
+
+/** A driver's signal (abort$, interrupt$), failing the output if applying it throws (as a throwing `tap` would). */
+class DriverSignal implements Observer<unknown> {
+  constructor(
+    private readonly batch: ToolBatch,
+    private readonly input: SchedulerInput,
+  ) {}
+
+  next(): void {
+    try {
+      this.batch.dispatch(this.input);
+    } catch (error) {
+      this.batch.failOutput(error);
+    }
+  }
+
+  error(error: unknown): void {
+    this.batch.failOutput(error);
+  }
+
+  complete(): void {}
+}
+
+// One idle instance of each class (and of the Subscriber the source is given), so their hidden
+// classes and the code optimized for them survive a full GC between batches (see keepShape).
+const IDLE_BATCH = keepShape(new ToolBatch({ tools: [], shared: {} }, keepShape(new Subscriber<ToolEvent>())));
+keepShape(new CallSink(IDLE_BATCH, 0, true));
+keepShape(new DriverSignal(IDLE_BATCH, { type: 'abort' }));
+keepShape(new Subscriber<AssemblyOutput>(IDLE_BATCH));
+keepRxShapes();
+
+/** What one call of the batch is run with. */
+function callOptions(batch: ToolBatch, shared: SharedContext, prepared: ClassifiedCall): RunToolCallOptions {
+  const options = batch.options;
+  return {
+    tools: batch.registry,
+    shared,
+    prepared,
+    scheduler: batch.scheduler,
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.trace ? { trace: options.trace } : {}),
+    ...(batch.mayDefer ? { mayDefer: batch.mayDefer } : {}),
+  };
 }
 
 /** Which assembly events matter to the scheduler. */

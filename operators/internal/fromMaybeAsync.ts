@@ -33,6 +33,14 @@ export function fromMaybeAsync<T>(answer: MaybeAsync<T>): Observable<T> {
   return of(answer);
 }
 
+/**
+ * True when `fromMaybeAsync(answer)` would be `of(answer)`: a plain value, neither a Promise nor
+ * a stream. A hot path may then take the value directly instead of subscribing to it.
+ */
+export function isPlainAnswer(answer: unknown): boolean {
+  return !isObservable(answer) && !isInteropObservable(answer) && !isAsyncIterable(answer) && !isPromiseLike(answer);
+}
+
 export function isPromiseLike<T = unknown>(value: unknown): value is PromiseLike<T> {
   return (
     value !== null &&

@@ -11,10 +11,10 @@
  * the model can act on; the Observable itself never errors. A failure before step 9 emits only
  * the result (no `tool_start`): consumers see a start only for tools that were really called.
  */
-import { asyncScheduler, Observable, timer, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, Observable, timer, type Observer, type SchedulerLike, type Subscription } from 'rxjs';
 import { isInvalidToolUse, type InvalidToolUseBlock } from '../assembly/types.js';
 import type { ToolResultBlock, ToolUseBlock } from '../protocol/content.js';
-import { fromMaybeAsync, type MaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
+import { fromMaybeAsync, isPlainAnswer, isPromiseLike, type MaybeAsync } from '../../operators/internal/fromMaybeAsync.js';
 import { classifyCall, type ClassifiedCall } from './classifyCall.js';
 import {
   abortedBeforeStartText,
@@ -35,11 +35,12 @@ import {
   validateInputText,
 } from './errorTexts.js';
 import { askDeniedMessage, type CanUseTool, type PermissionDecision, type StopContinuation, type ToolHooks } from './hooks.js';
-import { drive, settle } from './maybeAsync.js';
+import { drive, settle, type DriveHost } from './maybeAsync.js';
 import { closestToolNames, toRegistry, type ToolRegistry } from './registry.js';
 import { defaultRenderResult, limitResultSize } from './renderResult.js';
 import type { SharedContext, Tool, ToolCallContext, ToolEvent, ToolOutcome, ToolResultContent } from './types.js';
 import { ToolFailure } from './toolFailure.js';
+import { keepShape } from '../util/keepShape.js';
 
 /** The steps of one call's pipeline (SPEC §4), as reported to a trace observer. */
 export type PipelineStep =
@@ -97,6 +98,17 @@ export interface RunToolCallOptions {
 type Prepared = { readonly ok: true; readonly tool: Tool; readonly input: unknown } | { readonly ok: false };
 
 const EMPTY_SHARED: SharedContext = Object.freeze({});
+const NO_HOOKS: ToolHooks = Object.freeze({});
+
+/**
+ * Where one call delivers its events: a `Subscriber` (runToolCall), or the scheduler's own
+ * per-call sink (scheduleTools, which then pays no Observable and no subscriber per call).
+ */
+export interface ToolCallSink {
+  readonly closed: boolean;
+  next(event: ToolEvent): void;
+  complete(): void;
+}
 
 /**
  * Runs one `tool_use` through the pipeline.
@@ -112,382 +124,497 @@ const EMPTY_SHARED: SharedContext = Object.freeze({});
  */
 export function runToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: RunToolCallOptions): Observable<ToolEvent> {
   return new Observable<ToolEvent>((subscriber) => {
-    const registry = toRegistry(options.tools);
-    const scheduler = options.scheduler ?? asyncScheduler;
-    const shared = options.shared ?? EMPTY_SHARED;
-    const hooks = options.hooks ?? {};
-    const startedAt = scheduler.now();
-    // Created on first use: most tools never look at their signal, and an AbortSignal is the
-    // single most expensive allocation of a call (measured: ~40% of a no-op call's time).
-    let controller: AbortController | undefined;
-    let cut = false;
-    const signal = (): AbortSignal => {
-      if (!controller) {
-        controller = new AbortController();
-        if (cut) controller.abort();
-      }
-      return controller.signal;
-    };
-    const { id: toolUseId, name } = block;
-    const additionalContext: string[] = [];
-    let stopContinuation: StopContinuation | undefined;
-    let deferral: { readonly accepted: boolean; readonly reason?: string } | undefined;
-    let inProgress = false;
-    /** The tool being called (for the structured result of a call stopped midway). */
-    let runningTool: Tool | undefined;
-    let finished = false;
-    let currentStep: PipelineStep = 'find_tool';
-    let callSubscription: Subscription | undefined;
-    let timeoutSubscription: Subscription | undefined;
-
-    const trace = (step: PipelineStep, status: PipelineTraceEntry['status'], detail?: string): void => {
-      currentStep = step;
-      if (!options.trace) return;
-      try {
-        options.trace(detail === undefined ? { toolUseId, step, status } : { toolUseId, step, status, detail });
-      } catch {
-        // An observer for tests and debugging: its failure must not change (or lose) the call's result.
-      }
-    };
-
-    const ctx: ToolCallContext = {
-      get signal() {
-        return signal();
-      },
-      toolUseId,
-      shared,
-      progress: (data) => {
-        if (!finished && !subscriber.closed) subscriber.next({ type: 'tool_progress', toolUseId, name, data });
-      },
-    };
-
-    // Steps 14 and 15: the single exit of every path.
-    const finish = (result: ToolResultBlock, outcome?: ToolOutcome<unknown>, structured?: unknown): void => {
-      if (finished || subscriber.closed) return;
-      finished = true;
-      timeoutSubscription?.unsubscribe();
-      trace('emit_result', 'ok');
-      const event: ToolEvent = {
-        type: 'tool_result',
-        toolUseId,
-        name,
-        result,
-        endsTurn: outcome?.endsTurn === true,
-        durationMs: scheduler.now() - startedAt,
-        ...(structured === undefined ? {} : { structured }),
-        ...(outcome?.contextChange ? { contextChange: outcome.contextChange } : {}),
-        ...(additionalContext.length > 0 ? { additionalContext: [...additionalContext] } : {}),
-        ...(stopContinuation ? { stopContinuation } : {}),
-        ...(deferral ? { deferral } : {}),
-      };
-      subscriber.next(event);
-      trace('clear_in_progress', inProgress ? 'ok' : 'skipped');
-      inProgress = false;
-      subscriber.complete();
-    };
-
-    const fail = (step: PipelineStep, text: string, structured?: unknown): { ok: false } => {
-      trace(step, 'failed', text);
-      finish(errorResult(toolUseId, text), undefined, structured);
-      return { ok: false };
-    };
-
-    // Stop everything the call started; the tool's late deliveries find a closed subscriber.
-    const cutOff = (): void => {
-      callSubscription?.unsubscribe();
-      timeoutSubscription?.unsubscribe();
-      if (!finished && !cut) {
-        cut = true;
-        controller?.abort();
-      }
-    };
-
-    const onOuterAbort = (): void => {
-      if (finished) return;
-      const step = currentStep;
-      cutOff();
-      if (inProgress) fail(step, cancelledText(name), runningTool?.stoppedResult?.('interrupted'));
-      else fail(step, abortedBeforeStartText(name));
-    };
-
-    function* prepare(): Generator<unknown, Prepared, unknown> {
-      // 1. find the tool
-      const prepared = options.prepared ?? classifyCall(block, registry);
-      const tool = prepared.tool;
-      if (!tool) {
-        const available = registry.tools.map((t) => t.name);
-        return fail('find_tool', unknownToolText(name, closestToolNames(name, registry), available));
-      }
-      trace('find_tool', 'ok');
-      // 2. abort check: no parsing, no hooks once cancelled
-      if (options.signal?.aborted) return fail('abort_check', abortedBeforeStartText(name));
-      trace('abort_check', 'ok');
-      // 3. JSON (assembly parsed it once; an unparseable input arrives as InvalidToolUseBlock)
-      if (isInvalidToolUse(block)) return fail('parse_input', invalidJsonText(name, block.invalid.rawInput, block.invalid.reason));
-      trace('parse_input', 'ok');
-      // 4. schema
-      const parsed = prepared.parsed;
-      if (!parsed) return fail('validate_schema', toolThrewText(name, prepared.parseError ?? 'the input schema could not be checked'));
-      if (!parsed.success) return fail('validate_schema', schemaIssuesText(name, parsed.error.issues, block.input));
-      trace('validate_schema', 'ok');
-      let input: unknown = parsed.data;
-      // 5. the tool's own check
-      if (tool.validateInput) {
-        let verdict;
-        try {
-          verdict = yield* settle(tool.validateInput(input, ctx));
-        } catch (error) {
-          return fail('validate_input', toolThrewText(name, error));
-        }
-        if (!verdict.ok) return fail('validate_input', validateInputText(name, verdict.message));
-        trace('validate_input', 'ok');
-      } else {
-        trace('validate_input', 'skipped');
-      }
-      // 6. PreToolUse hooks, in order; each sees the previous rewrite
-      let rewrittenBy: string | undefined;
-      let hookDecision: PermissionDecision | undefined;
-      let hookReason: string | undefined;
-      const preHooks = hooks.preToolUse ?? [];
-      for (const hook of preHooks) {
-        let answer;
-        try {
-          answer = yield* settle(
-            hook({
-              toolName: tool.name,
-              toolInput: input,
-              toolUseId,
-              shared,
-              get signal() {
-                return signal();
-              },
-            }),
-          );
-        } catch (error) {
-          return fail('pre_tool_use', seamFailedText(name, 'PreToolUse hook', error));
-        }
-        if (!answer) continue;
-        if (answer.additionalContext) additionalContext.push(answer.additionalContext);
-        if (answer.stopContinuation && !stopContinuation) stopContinuation = answer.stopContinuation;
-        if (answer.decision === 'deny') {
-          return fail('pre_tool_use', hookBlockedText(name, answer.reason ?? 'no reason given'));
-        }
-        if (answer.decision === 'defer' && deferral === undefined) {
-          let accepted = false;
-          try {
-            accepted = options.mayDefer ? (yield* settle(options.mayDefer())) === true : false;
-          } catch {
-            accepted = false;
-          }
-          deferral = answer.reason !== undefined ? { accepted, reason: answer.reason } : { accepted };
-          if (accepted) {
-            // Not run, not answered: the placeholder result never reaches the model.
-            trace('pre_tool_use', 'ok', 'deferred');
-            finish(errorResult(toolUseId, deferredText(name, answer.reason)));
-            return { ok: false };
-          }
-        }
-        if (answer.updatedInput !== undefined) {
-          input = answer.updatedInput;
-          rewrittenBy = 'a PreToolUse hook';
-        }
-        if (answer.decision === 'ask' || (answer.decision === 'allow' && hookDecision === undefined)) {
-          hookDecision = answer.decision;
-          hookReason = answer.reason;
-        }
-      }
-      trace('pre_tool_use', preHooks.length > 0 ? 'ok' : 'skipped');
-      // 7. permission
-      if (options.canUseTool) {
-        let verdict;
-        try {
-          verdict = yield* settle(
-            options.canUseTool(tool.name, input, {
-              toolUseId,
-              shared,
-              get signal() {
-                return signal();
-              },
-              hookDecision,
-              hookReason,
-            }),
-          );
-        } catch (error) {
-          return fail('permission', seamFailedText(name, 'permission check', error));
-        }
-        switch (verdict.behavior) {
-          case 'deny':
-            return fail('permission', permissionDeniedText(name, verdict.message));
-          case 'ask':
-            return fail('permission', askDeniedMessage(name, verdict.message ?? hookReason));
-          case 'allow':
-            if (verdict.updatedInput !== undefined) {
-              input = verdict.updatedInput;
-              rewrittenBy = 'the permission check';
-            }
-            break;
-          default: {
-            // Only a cast or plain JS gets here: an answer we do not know must not run the call.
-            const unknownAnswer: never = verdict;
-            return fail('permission', seamFailedText(name, 'permission check', `it answered ${JSON.stringify(unknownAnswer)}`));
-          }
-        }
-      } else if (hookDecision === 'ask') {
-        return fail('permission', askDeniedMessage(name, hookReason));
-      }
-      trace('permission', 'ok');
-      // 8. a rewritten input must pass the schema again
-      if (rewrittenBy !== undefined) {
-        let again;
-        try {
-          again = tool.inputSchema.safeParse(input);
-        } catch (error) {
-          return fail('revalidate_input', toolThrewText(name, error));
-        }
-        if (!again.success) return fail('revalidate_input', invalidRewriteText(name, rewrittenBy, again.error.issues, input));
-        input = again.data;
-        trace('revalidate_input', 'ok');
-      } else {
-        trace('revalidate_input', 'skipped');
-      }
-      return { ok: true, tool, input };
-    }
-
-    const call = (tool: Tool, input: unknown): void => {
-      // 9. in progress
-      inProgress = true;
-      runningTool = tool;
-      trace('mark_in_progress', 'ok');
-      subscriber.next({ type: 'tool_start', toolUseId, name, input });
-      if (subscriber.closed) return;
-      // 10. call
-      trace('call', 'ok');
-      const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
-      if (timeoutMs !== undefined) {
-        timeoutSubscription = timer(timeoutMs, scheduler).subscribe(() => {
-          if (finished) return;
-          cutOff();
-          fail('call', timeoutText(name, timeoutMs), tool.stoppedResult?.('timed_out'));
-        });
-      }
-      let last: ToolOutcome<unknown> | undefined;
-      let items;
-      try {
-        items = fromMaybeAsync(tool.call(input, ctx) as MaybeAsync<unknown>);
-      } catch (error) {
-        fail('call', toolThrewText(name, error));
-        return;
-      }
-      callSubscription = items.subscribe({
-        next: (item) => {
-          if (finished) return;
-          if (isProgress(item)) ctx.progress(item.data);
-          else last = isOutcome(item) ? item : { type: 'outcome', output: item };
-        },
-        error: (error: unknown) => {
-          if (!finished) fail('call', toolThrewText(name, error), error instanceof ToolFailure ? error.structured : undefined);
-        },
-        complete: () => {
-          if (finished) return;
-          timeoutSubscription?.unsubscribe();
-          afterCall(tool, input, last ?? { type: 'outcome', output: undefined });
-        },
-      });
-      if (finished) callSubscription.unsubscribe();
-    };
-
-    function* post(tool: Tool, input: unknown, outcome: ToolOutcome<unknown>): Generator<unknown, void, unknown> {
-      // 11. output to content
-      let output = outcome.output;
-      let content: ToolResultContent;
-      try {
-        content = render(tool, output);
-      } catch (error) {
-        fail('map_result', toolThrewText(name, error));
-        return;
-      }
-      trace('map_result', 'ok');
-      // 12. PostToolUse hooks
-      let result: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content };
-      let rewrite: { readonly output: unknown } | undefined;
-      const blocks: string[] = [];
-      const postHooks = hooks.postToolUse ?? [];
-      for (const hook of postHooks) {
-        let answer;
-        try {
-          answer = yield* settle(
-            hook({
-              toolName: tool.name,
-              toolInput: input,
-              toolUseId,
-              result,
-              output,
-              ...(outcome.structured === undefined ? {} : { structured: outcome.structured }),
-              get signal() {
-                return signal();
-              },
-            }),
-          );
-        } catch (error) {
-          // The tool already ran: keep its result, tell the model the hook failed.
-          additionalContext.push(seamFailedText(name, 'PostToolUse hook', error));
-          continue;
-        }
-        if (!answer) continue;
-        if (answer.additionalContext) additionalContext.push(answer.additionalContext);
-        if (answer.stopContinuation && !stopContinuation) stopContinuation = answer.stopContinuation;
-        if (answer.block !== undefined) blocks.push(answer.block);
-        if (answer.updatedOutput !== undefined) rewrite = { output: answer.updatedOutput };
-      }
-      trace('post_tool_use', postHooks.length > 0 ? 'ok' : 'skipped');
-      // 13. a rewritten output must pass the output schema
-      if (rewrite) {
-        const checked = tool.outputSchema ? tool.outputSchema.safeParse(rewrite.output) : { success: true as const, data: rewrite.output };
-        if (checked.success) {
-          try {
-            output = checked.data;
-            result = { ...result, content: render(tool, output) };
-            trace('validate_output', 'ok');
-          } catch (error) {
-            additionalContext.push(rejectedOutputRewriteText(name, errorMessage(error)));
-            trace('validate_output', 'failed', errorMessage(error));
-          }
-        } else {
-          const why = checked.error.issues.map((i) => i.message).join('; ');
-          additionalContext.push(rejectedOutputRewriteText(name, why));
-          trace('validate_output', 'failed', why);
-        }
-      } else {
-        trace('validate_output', 'skipped');
-      }
-      if (blocks.length > 0) result = flagged(result, blocks);
-      // A rewritten output no longer matches the tool's own structured result: it is not passed on.
-      finish(result, outcome, rewrite && output !== outcome.output ? undefined : outcome.structured);
-    }
-
-    const afterCall = (tool: Tool, input: unknown, outcome: ToolOutcome<unknown>): void => {
-      drive(post(tool, input, outcome), () => undefined, unexpected, () => finished || subscriber.closed);
-    };
-
-    // A bug in the pipeline itself still ends in one error result, never an error notification.
-    const unexpected = (error: unknown): void => {
-      if (!finished) fail(currentStep, toolThrewText(name, error));
-    };
-
-    if (options.signal) {
-      options.signal.addEventListener('abort', onOuterAbort, { once: true });
-      subscriber.add(() => options.signal?.removeEventListener('abort', onOuterAbort));
-    }
-    subscriber.add(cutOff);
-    drive(
-      prepare(),
-      (prepared) => {
-        if (prepared.ok) call(prepared.tool, prepared.input);
-      },
-      unexpected,
-      () => finished || subscriber.closed,
-    );
+    const run = startToolCall(block, options, subscriber);
+    subscriber.add(run);
+    run.begin();
   });
+}
+
+/**
+ * The call's run, not begun: `begin()` starts it, `unsubscribe()` stops it (its signal aborts,
+ * late deliveries are dropped). For the scheduler, which adds it to its own teardown first.
+ */
+export function startToolCall(block: ToolUseBlock | InvalidToolUseBlock, options: RunToolCallOptions, sink: ToolCallSink): ToolCallRun {
+  return new ToolCallRun(block, options, sink);
+}
+
+/**
+ * One call's state and steps. A class, not a closure per call: its methods are module-level code
+ * whose optimized form outlives each call (bench/README.md "After a forced GC"), and a call
+ * allocates this one object where it allocated a dozen closures (issue 20 §2).
+ */
+export class ToolCallRun implements DriveHost<Prepared | undefined> {
+  readonly registry: ToolRegistry;
+  readonly scheduler: SchedulerLike;
+  readonly shared: SharedContext;
+  readonly hooks: ToolHooks;
+  readonly startedAt: number;
+  readonly toolUseId: string;
+  readonly name: string;
+  readonly ctx: ToolCallContext;
+  // Created on first use: most tools never look at their signal, and an AbortSignal is the
+  // single most expensive allocation of a call (measured: ~40% of a no-op call's time).
+  controller: AbortController | undefined = undefined;
+  cut = false;
+  additionalContext: string[] | undefined = undefined;
+  stopContinuation: StopContinuation | undefined = undefined;
+  deferral: { readonly accepted: boolean; readonly reason?: string } | undefined = undefined;
+  inProgress = false;
+  /** The tool being called (for the structured result of a call stopped midway) and its input. */
+  runningTool: Tool | undefined = undefined;
+  calledInput: unknown = undefined;
+  finished = false;
+  stopped = false;
+  currentStep: PipelineStep = 'find_tool';
+  callSubscription: Subscription | undefined = undefined;
+  timeoutSubscription: Subscription | undefined = undefined;
+  /** The outcome the tool delivered last (its items before completion). */
+  last: ToolOutcome<unknown> | undefined = undefined;
+  /** Bound once, only when `options.signal` is given. */
+  abortListener: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly block: ToolUseBlock | InvalidToolUseBlock,
+    readonly options: RunToolCallOptions,
+    readonly sink: ToolCallSink,
+  ) {
+    this.registry = toRegistry(options.tools);
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.shared = options.shared ?? EMPTY_SHARED;
+    this.hooks = options.hooks ?? NO_HOOKS;
+    this.startedAt = this.scheduler.now();
+    this.toolUseId = block.id;
+    this.name = block.name;
+    this.ctx = callContext(this);
+  }
+
+  begin(): void {
+    const outer = this.options.signal;
+    if (outer && !this.stopped) {
+      this.abortListener = () => this.onOuterAbort();
+      outer.addEventListener('abort', this.abortListener, { once: true });
+    }
+    drive<Prepared | undefined>(prepare(this), this);
+  }
+
+  signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cut) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  trace(step: PipelineStep, status: PipelineTraceEntry['status'], detail?: string): void {
+    this.currentStep = step;
+    const observer = this.options.trace;
+    if (!observer) return;
+    try {
+      const toolUseId = this.toolUseId;
+      observer(detail === undefined ? { toolUseId, step, status } : { toolUseId, step, status, detail });
+    } catch {
+      // An observer for tests and debugging: its failure must not change (or lose) the call's result.
+    }
+  }
+
+  progress(data: unknown): void {
+    if (!this.finished && !this.sink.closed) this.sink.next({ type: 'tool_progress', toolUseId: this.toolUseId, name: this.name, data });
+  }
+
+  addContext(text: string): void {
+    (this.additionalContext ??= []).push(text);
+  }
+
+  /** Steps 14 and 15: the single exit of every path. */
+  finish(result: ToolResultBlock, outcome?: ToolOutcome<unknown>, structured?: unknown): void {
+    if (this.finished || this.sink.closed) return;
+    this.finished = true;
+    this.timeoutSubscription?.unsubscribe();
+    this.trace('emit_result', 'ok');
+    const additionalContext = this.additionalContext;
+    const event: ToolEvent = {
+      type: 'tool_result',
+      toolUseId: this.toolUseId,
+      name: this.name,
+      result,
+      endsTurn: outcome?.endsTurn === true,
+      durationMs: this.scheduler.now() - this.startedAt,
+      ...(structured === undefined ? {} : { structured }),
+      ...(outcome?.contextChange ? { contextChange: outcome.contextChange } : {}),
+      ...(additionalContext && additionalContext.length > 0 ? { additionalContext: [...additionalContext] } : {}),
+      ...(this.stopContinuation ? { stopContinuation: this.stopContinuation } : {}),
+      ...(this.deferral ? { deferral: this.deferral } : {}),
+    };
+    this.sink.next(event);
+    this.trace('clear_in_progress', this.inProgress ? 'ok' : 'skipped');
+    this.inProgress = false;
+    this.sink.complete();
+    this.unsubscribe();
+  }
+
+  fail(step: PipelineStep, text: string, structured?: unknown): { ok: false } {
+    this.trace(step, 'failed', text);
+    this.finish(errorResult(this.toolUseId, text), undefined, structured);
+    return { ok: false };
+  }
+
+  /** Stop everything the call started; the tool's late deliveries find a closed sink. */
+  cutOff(): void {
+    this.callSubscription?.unsubscribe();
+    this.timeoutSubscription?.unsubscribe();
+    if (!this.finished && !this.cut) {
+      this.cut = true;
+      this.controller?.abort();
+    }
+  }
+
+  /** The teardown: the consumer unsubscribed, or the call ended. */
+  unsubscribe(): void {
+    this.cutOff();
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.abortListener) this.options.signal?.removeEventListener('abort', this.abortListener);
+  }
+
+  onOuterAbort(): void {
+    if (this.finished) return;
+    const step = this.currentStep;
+    this.cutOff();
+    if (this.inProgress) this.fail(step, cancelledText(this.name), this.runningTool?.stoppedResult?.('interrupted'));
+    else this.fail(step, abortedBeforeStartText(this.name));
+  }
+
+  /** A settlement after the call ended or was stopped is dropped (as an unsubscribed stream's). */
+  isDropped(): boolean {
+    return this.finished || this.stopped || this.sink.closed;
+  }
+
+  // DriveHost: both generators (prepare, post) report here.
+  isCancelled(): boolean {
+    return this.finished || this.sink.closed;
+  }
+
+  onDone(prepared: Prepared | undefined): void {
+    if (prepared?.ok) this.call(prepared.tool, prepared.input);
+  }
+
+  /** A bug in the pipeline itself still ends in one error result, never an error notification. */
+  onError(error: unknown): void {
+    if (!this.finished) this.fail(this.currentStep, toolThrewText(this.name, error));
+  }
+
+  call(tool: Tool, input: unknown): void {
+    // 9. in progress
+    this.inProgress = true;
+    this.runningTool = tool;
+    this.calledInput = input;
+    this.trace('mark_in_progress', 'ok');
+    this.sink.next({ type: 'tool_start', toolUseId: this.toolUseId, name: this.name, input });
+    if (this.sink.closed) return;
+    // 10. call
+    this.trace('call', 'ok');
+    const timeoutMs = tool.timeoutMs ?? this.options.timeoutMs;
+    if (timeoutMs !== undefined) {
+      this.timeoutSubscription = timer(timeoutMs, this.scheduler).subscribe(() => {
+        if (this.finished) return;
+        this.cutOff();
+        this.fail('call', timeoutText(this.name, timeoutMs), tool.stoppedResult?.('timed_out'));
+      });
+    }
+    let answer: MaybeAsync<unknown>;
+    try {
+      answer = tool.call(input, this.ctx) as MaybeAsync<unknown>;
+    } catch (error) {
+      this.fail('call', toolThrewText(this.name, error));
+      return;
+    }
+    // A plain value or a Promise (what nearly every tool answers) is taken directly; a stream
+    // goes through `fromMaybeAsync`. Both deliver the same items in the same order.
+    if (isPlainAnswer(answer)) {
+      this.onItem(answer);
+      this.onCallComplete();
+      return;
+    }
+    if (isPromiseLike(answer)) {
+      answer.then(
+        (value) => {
+          if (this.isDropped()) return;
+          this.onItem(value);
+          this.onCallComplete();
+        },
+        (error: unknown) => {
+          if (!this.isDropped()) this.onCallError(error);
+        },
+      );
+      return;
+    }
+    this.callSubscription = fromMaybeAsync(answer).subscribe(new CallObserver(this));
+    if (this.finished) this.callSubscription.unsubscribe();
+  }
+
+  onItem(item: unknown): void {
+    if (this.finished) return;
+    if (isProgress(item)) this.ctx.progress(item.data);
+    else this.last = isOutcome(item) ? item : { type: 'outcome', output: item };
+  }
+
+  onCallError(error: unknown): void {
+    if (!this.finished) this.fail('call', toolThrewText(this.name, error), error instanceof ToolFailure ? error.structured : undefined);
+  }
+
+  onCallComplete(): void {
+    if (this.finished) return;
+    this.timeoutSubscription?.unsubscribe();
+    drive<Prepared | undefined>(post(this, this.runningTool!, this.last ?? { type: 'outcome', output: undefined }), this);
+  }
+}
+
+/** The tool's stream, for a tool that answers one (an Observable, an async iterable). */
+class CallObserver implements Observer<unknown> {
+  constructor(private readonly run: ToolCallRun) {}
+  next(item: unknown): void {
+    this.run.onItem(item);
+  }
+  error(error: unknown): void {
+    this.run.onCallError(error);
+  }
+  complete(): void {
+    this.run.onCallComplete();
+  }
+}
+
+// One idle run of each class, so their hidden classes (and the code optimized for them)
+// survive a full GC while no call runs (see keepShape).
+const CLOSED_SINK: ToolCallSink = { closed: true, next: () => undefined, complete: () => undefined };
+keepShape(new CallObserver(keepShape(new ToolCallRun({ type: 'tool_use', id: '', name: '', input: {} }, { tools: [] }, CLOSED_SINK))));
+
+/** The context a tool sees: an object literal with its own `signal` getter, as tools may copy it. */
+function callContext(run: ToolCallRun): ToolCallContext {
+  return {
+    get signal() {
+      return run.signal();
+    },
+    toolUseId: run.toolUseId,
+    shared: run.shared,
+    progress: (data) => run.progress(data),
+  };
+}
+
+/** Steps 1-8: from the block to the input the tool is called with. */
+function* prepare(run: ToolCallRun): Generator<unknown, Prepared, unknown> {
+  const { block, options, name, toolUseId, shared } = run;
+  // 1. find the tool
+  const prepared = options.prepared ?? classifyCall(block, run.registry);
+  const tool = prepared.tool;
+  if (!tool) {
+    const available = run.registry.tools.map((t) => t.name);
+    return run.fail('find_tool', unknownToolText(name, closestToolNames(name, run.registry), available));
+  }
+  run.trace('find_tool', 'ok');
+  // 2. abort check: no parsing, no hooks once cancelled
+  if (options.signal?.aborted) return run.fail('abort_check', abortedBeforeStartText(name));
+  run.trace('abort_check', 'ok');
+  // 3. JSON (assembly parsed it once; an unparseable input arrives as InvalidToolUseBlock)
+  if (isInvalidToolUse(block)) return run.fail('parse_input', invalidJsonText(name, block.invalid.rawInput, block.invalid.reason));
+  run.trace('parse_input', 'ok');
+  // 4. schema
+  const parsed = prepared.parsed;
+  if (!parsed) return run.fail('validate_schema', toolThrewText(name, prepared.parseError ?? 'the input schema could not be checked'));
+  if (!parsed.success) return run.fail('validate_schema', schemaIssuesText(name, parsed.error.issues, block.input));
+  run.trace('validate_schema', 'ok');
+  let input: unknown = parsed.data;
+  // 5. the tool's own check
+  if (tool.validateInput) {
+    let verdict;
+    try {
+      verdict = yield* settle(tool.validateInput(input, run.ctx));
+    } catch (error) {
+      return run.fail('validate_input', toolThrewText(name, error));
+    }
+    if (!verdict.ok) return run.fail('validate_input', validateInputText(name, verdict.message));
+    run.trace('validate_input', 'ok');
+  } else {
+    run.trace('validate_input', 'skipped');
+  }
+  // 6. PreToolUse hooks, in order; each sees the previous rewrite
+  let rewrittenBy: string | undefined;
+  let hookDecision: PermissionDecision | undefined;
+  let hookReason: string | undefined;
+  const preHooks = run.hooks.preToolUse ?? [];
+  for (const hook of preHooks) {
+    let answer;
+    try {
+      answer = yield* settle(
+        hook({
+          toolName: tool.name,
+          toolInput: input,
+          toolUseId,
+          shared,
+          get signal() {
+            return run.signal();
+          },
+        }),
+      );
+    } catch (error) {
+      return run.fail('pre_tool_use', seamFailedText(name, 'PreToolUse hook', error));
+    }
+    if (!answer) continue;
+    if (answer.additionalContext) run.addContext(answer.additionalContext);
+    if (answer.stopContinuation && !run.stopContinuation) run.stopContinuation = answer.stopContinuation;
+    if (answer.decision === 'deny') {
+      return run.fail('pre_tool_use', hookBlockedText(name, answer.reason ?? 'no reason given'));
+    }
+    if (answer.decision === 'defer' && run.deferral === undefined) {
+      let accepted = false;
+      try {
+        accepted = options.mayDefer ? (yield* settle(options.mayDefer())) === true : false;
+      } catch {
+        accepted = false;
+      }
+      run.deferral = answer.reason !== undefined ? { accepted, reason: answer.reason } : { accepted };
+      if (accepted) {
+        // Not run, not answered: the placeholder result never reaches the model.
+        run.trace('pre_tool_use', 'ok', 'deferred');
+        run.finish(errorResult(toolUseId, deferredText(name, answer.reason)));
+        return { ok: false };
+      }
+    }
+    if (answer.updatedInput !== undefined) {
+      input = answer.updatedInput;
+      rewrittenBy = 'a PreToolUse hook';
+    }
+    if (answer.decision === 'ask' || (answer.decision === 'allow' && hookDecision === undefined)) {
+      hookDecision = answer.decision;
+      hookReason = answer.reason;
+    }
+  }
+  run.trace('pre_tool_use', preHooks.length > 0 ? 'ok' : 'skipped');
+  // 7. permission
+  if (options.canUseTool) {
+    let verdict;
+    try {
+      verdict = yield* settle(
+        options.canUseTool(tool.name, input, {
+          toolUseId,
+          shared,
+          get signal() {
+            return run.signal();
+          },
+          hookDecision,
+          hookReason,
+        }),
+      );
+    } catch (error) {
+      return run.fail('permission', seamFailedText(name, 'permission check', error));
+    }
+    switch (verdict.behavior) {
+      case 'deny':
+        return run.fail('permission', permissionDeniedText(name, verdict.message));
+      case 'ask':
+        return run.fail('permission', askDeniedMessage(name, verdict.message ?? hookReason));
+      case 'allow':
+        if (verdict.updatedInput !== undefined) {
+          input = verdict.updatedInput;
+          rewrittenBy = 'the permission check';
+        }
+        break;
+      default: {
+        // Only a cast or plain JS gets here: an answer we do not know must not run the call.
+        const unknownAnswer: never = verdict;
+        return run.fail('permission', seamFailedText(name, 'permission check', `it answered ${JSON.stringify(unknownAnswer)}`));
+      }
+    }
+  } else if (hookDecision === 'ask') {
+    return run.fail('permission', askDeniedMessage(name, hookReason));
+  }
+  run.trace('permission', 'ok');
+  // 8. a rewritten input must pass the schema again
+  if (rewrittenBy !== undefined) {
+    let again;
+    try {
+      again = tool.inputSchema.safeParse(input);
+    } catch (error) {
+      return run.fail('revalidate_input', toolThrewText(name, error));
+    }
+    if (!again.success) return run.fail('revalidate_input', invalidRewriteText(name, rewrittenBy, again.error.issues, input));
+    input = again.data;
+    run.trace('revalidate_input', 'ok');
+  } else {
+    run.trace('revalidate_input', 'skipped');
+  }
+  return { ok: true, tool, input };
+}
+
+/** Steps 11-14: from the tool's outcome to the result. */
+function* post(run: ToolCallRun, tool: Tool, outcome: ToolOutcome<unknown>): Generator<unknown, undefined, unknown> {
+  const { name, toolUseId } = run;
+  // 11. output to content
+  let output = outcome.output;
+  let content: ToolResultContent;
+  try {
+    content = render(tool, output);
+  } catch (error) {
+    run.fail('map_result', toolThrewText(name, error));
+    return undefined;
+  }
+  run.trace('map_result', 'ok');
+  // 12. PostToolUse hooks
+  let result: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content };
+  let rewrite: { readonly output: unknown } | undefined;
+  const blocks: string[] = [];
+  const postHooks = run.hooks.postToolUse ?? [];
+  for (const hook of postHooks) {
+    let answer;
+    try {
+      answer = yield* settle(
+        hook({
+          toolName: tool.name,
+          toolInput: run.calledInput,
+          toolUseId,
+          result,
+          output,
+          ...(outcome.structured === undefined ? {} : { structured: outcome.structured }),
+          get signal() {
+            return run.signal();
+          },
+        }),
+      );
+    } catch (error) {
+      // The tool already ran: keep its result, tell the model the hook failed.
+      run.addContext(seamFailedText(name, 'PostToolUse hook', error));
+      continue;
+    }
+    if (!answer) continue;
+    if (answer.additionalContext) run.addContext(answer.additionalContext);
+    if (answer.stopContinuation && !run.stopContinuation) run.stopContinuation = answer.stopContinuation;
+    if (answer.block !== undefined) blocks.push(answer.block);
+    if (answer.updatedOutput !== undefined) rewrite = { output: answer.updatedOutput };
+  }
+  run.trace('post_tool_use', postHooks.length > 0 ? 'ok' : 'skipped');
+  // 13. a rewritten output must pass the output schema
+  if (rewrite) {
+    const checked = tool.outputSchema ? tool.outputSchema.safeParse(rewrite.output) : { success: true as const, data: rewrite.output };
+    if (checked.success) {
+      try {
+        output = checked.data;
+        result = { ...result, content: render(tool, output) };
+        run.trace('validate_output', 'ok');
+      } catch (error) {
+        run.addContext(rejectedOutputRewriteText(name, errorMessage(error)));
+        run.trace('validate_output', 'failed', errorMessage(error));
+      }
+    } else {
+      const why = checked.error.issues.map((i) => i.message).join('; ');
+      run.addContext(rejectedOutputRewriteText(name, why));
+      run.trace('validate_output', 'failed', why);
+    }
+  } else {
+    run.trace('validate_output', 'skipped');
+  }
+  if (blocks.length > 0) result = flagged(result, blocks);
+  // A rewritten output no longer matches the tool's own structured result: it is not passed on.
+  run.finish(result, outcome, rewrite && output !== outcome.output ? undefined : outcome.structured);
+  return undefined;
 }
 
 /** An error tool_result for `toolUseId`: how every refused or failed call is answered, so the model always gets one. */
