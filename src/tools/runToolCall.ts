@@ -194,7 +194,26 @@ export class ToolCallRun implements DriveHost<Prepared | undefined> {
       this.abortListener = () => this.onOuterAbort();
       outer.addEventListener('abort', this.abortListener, { once: true });
     }
-    drive<Prepared | undefined>(prepare(this), this);
+    if (this.isCancelled()) return;
+    let checked: Prepared;
+    try {
+      checked = checkCall(this);
+    } catch (error) {
+      this.onError(error);
+      return;
+    }
+    if (!checked.ok) return;
+    // Without seams nothing can wait: no generator (a suspended or finished one outlived its call
+    // in the young generation and made each scavenge copy the whole call; issue 20 §2).
+    if (hasSeams(this, checked.tool)) {
+      drive<Prepared | undefined>(prepare(this, checked.tool, checked.input), this);
+      return;
+    }
+    this.trace('validate_input', 'skipped');
+    this.trace('pre_tool_use', 'skipped');
+    this.trace('permission', 'ok');
+    this.trace('revalidate_input', 'skipped');
+    this.call(checked.tool, checked.input);
   }
 
   signal(): AbortSignal {
@@ -365,7 +384,16 @@ export class ToolCallRun implements DriveHost<Prepared | undefined> {
   onCallComplete(): void {
     if (this.finished) return;
     this.timeoutSubscription?.unsubscribe();
-    drive<Prepared | undefined>(post(this, this.runningTool!, this.last ?? { type: 'outcome', output: undefined }), this);
+    const tool = this.runningTool!;
+    const outcome = this.last ?? { type: 'outcome', output: undefined };
+    try {
+      const result = mapResult(this, tool, outcome.output);
+      if (!result) return;
+      if ((this.hooks.postToolUse?.length ?? 0) > 0) drive<Prepared | undefined>(post(this, tool, outcome, result), this);
+      else completeCall(this, tool, outcome, result, undefined, NO_BLOCKS);
+    } catch (error) {
+      this.onError(error);
+    }
   }
 }
 
@@ -400,9 +428,9 @@ function callContext(run: ToolCallRun): ToolCallContext {
   };
 }
 
-/** Steps 1-8: from the block to the input the tool is called with. */
-function* prepare(run: ToolCallRun): Generator<unknown, Prepared, unknown> {
-  const { block, options, name, toolUseId, shared } = run;
+/** Steps 1-4, which never wait: the tool and its parsed input. */
+function checkCall(run: ToolCallRun): Prepared {
+  const { block, options, name } = run;
   // 1. find the tool
   const prepared = options.prepared ?? classifyCall(block, run.registry);
   const tool = prepared.tool;
@@ -422,7 +450,18 @@ function* prepare(run: ToolCallRun): Generator<unknown, Prepared, unknown> {
   if (!parsed) return run.fail('validate_schema', toolThrewText(name, prepared.parseError ?? 'the input schema could not be checked'));
   if (!parsed.success) return run.fail('validate_schema', schemaIssuesText(name, parsed.error.issues, block.input));
   run.trace('validate_schema', 'ok');
-  let input: unknown = parsed.data;
+  return { ok: true, tool, input: parsed.data };
+}
+
+/** Whether steps 5-7 have a seam to ask, which may answer later (else they are skipped at once). */
+function hasSeams(run: ToolCallRun, tool: Tool): boolean {
+  return tool.validateInput !== undefined || (run.hooks.preToolUse?.length ?? 0) > 0 || run.options.canUseTool !== undefined;
+}
+
+/** Steps 5-8, the seams: from the parsed input to the input the tool is called with. */
+function* prepare(run: ToolCallRun, tool: Tool, parsedInput: unknown): Generator<unknown, Prepared, unknown> {
+  const { options, name, toolUseId, shared } = run;
+  let input = parsedInput;
   // 5. the tool's own check
   if (tool.validateInput) {
     let verdict;
@@ -545,25 +584,29 @@ function* prepare(run: ToolCallRun): Generator<unknown, Prepared, unknown> {
   return { ok: true, tool, input };
 }
 
-/** Steps 11-14: from the tool's outcome to the result. */
-function* post(run: ToolCallRun, tool: Tool, outcome: ToolOutcome<unknown>): Generator<unknown, undefined, unknown> {
-  const { name, toolUseId } = run;
-  // 11. output to content
-  let output = outcome.output;
+/** Step 11: the tool's output as content (undefined: it failed, and the call is answered). */
+function mapResult(run: ToolCallRun, tool: Tool, output: unknown): ToolResultBlock | undefined {
   let content: ToolResultContent;
   try {
     content = render(tool, output);
   } catch (error) {
-    run.fail('map_result', toolThrewText(name, error));
+    run.fail('map_result', toolThrewText(run.name, error));
     return undefined;
   }
   run.trace('map_result', 'ok');
-  // 12. PostToolUse hooks
-  let result: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content };
+  return { type: 'tool_result', tool_use_id: run.toolUseId, content };
+}
+
+const NO_BLOCKS: readonly string[] = Object.freeze([]);
+
+/** Step 12, the PostToolUse hooks (only when there are some: they may answer later). */
+function* post(run: ToolCallRun, tool: Tool, outcome: ToolOutcome<unknown>, mapped: ToolResultBlock): Generator<unknown, undefined, unknown> {
+  const { name, toolUseId } = run;
+  const output = outcome.output;
+  const result = mapped;
   let rewrite: { readonly output: unknown } | undefined;
   const blocks: string[] = [];
-  const postHooks = run.hooks.postToolUse ?? [];
-  for (const hook of postHooks) {
+  for (const hook of run.hooks.postToolUse ?? []) {
     let answer;
     try {
       answer = yield* settle(
@@ -590,7 +633,23 @@ function* post(run: ToolCallRun, tool: Tool, outcome: ToolOutcome<unknown>): Gen
     if (answer.block !== undefined) blocks.push(answer.block);
     if (answer.updatedOutput !== undefined) rewrite = { output: answer.updatedOutput };
   }
-  run.trace('post_tool_use', postHooks.length > 0 ? 'ok' : 'skipped');
+  completeCall(run, tool, outcome, result, rewrite, blocks);
+  return undefined;
+}
+
+/** Steps 13 and 14: a rewritten output checked, the hooks' blocks flagged, the result emitted. */
+function completeCall(
+  run: ToolCallRun,
+  tool: Tool,
+  outcome: ToolOutcome<unknown>,
+  mapped: ToolResultBlock,
+  rewrite: { readonly output: unknown } | undefined,
+  blocks: readonly string[],
+): void {
+  const name = run.name;
+  let output = outcome.output;
+  let result = mapped;
+  run.trace('post_tool_use', (run.hooks.postToolUse?.length ?? 0) > 0 ? 'ok' : 'skipped');
   // 13. a rewritten output must pass the output schema
   if (rewrite) {
     const checked = tool.outputSchema ? tool.outputSchema.safeParse(rewrite.output) : { success: true as const, data: rewrite.output };
@@ -614,7 +673,6 @@ function* post(run: ToolCallRun, tool: Tool, outcome: ToolOutcome<unknown>): Gen
   if (blocks.length > 0) result = flagged(result, blocks);
   // A rewritten output no longer matches the tool's own structured result: it is not passed on.
   run.finish(result, outcome, rewrite && output !== outcome.output ? undefined : outcome.structured);
-  return undefined;
 }
 
 /** An error tool_result for `toolUseId`: how every refused or failed call is answered, so the model always gets one. */
