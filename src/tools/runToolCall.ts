@@ -415,7 +415,7 @@ class CallObserver implements Observer<unknown> {
  * The context a tool sees. A class with `signal` as a prototype getter (made on first use), not
  * an object literal with its own getter: V8 allocates such a literal in the old generation, and
  * from there it kept its call (and all the call reached) alive through every scavenge until the
- * next full GC. That made a one-tool batch cost 15-18 us steady instead of ~3.5 (issue 20 §2).
+ * next full GC. That made a one-tool batch cost 15-18 us steady instead of 5-7 (issue 20 §2).
  * Own properties are the plain fields; a copy by spread has no `signal` (none of ours copies it).
  */
 class CallContext implements ToolCallContext {
