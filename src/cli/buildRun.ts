@@ -34,6 +34,7 @@ import { createWorkspace } from '../tools/builtin/workspace.js';
 import { createSandbox } from '../sandbox/createSandbox.js';
 import { describeSandbox, type SandboxStatus } from '../sandbox/types.js';
 import { commandNamesOf } from '../tools/builtin/shellParse.js';
+import { sharedBashCheck } from '../permissions/bashCheckThread.js';
 import { askDeniedMessage, type CanUseTool, type PermissionResult } from '../tools/hooks.js';
 import type { Tool } from '../tools/types.js';
 import { createMessagesClient, DEFAULT_BASE_URL, type ClosableMessagesClient } from '../transport/createMessagesClient.js';
@@ -315,7 +316,9 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       roots: workspace.roots,
       settings: settings.sandbox,
       disabled: options.noSandbox,
-      commandNames: commandNamesOf,
+      // A Bash call's names came with its permission check (off the main thread); a hook's
+      // command is the user's own, parsed here only when excludedCommands is set.
+      commandNames: (command) => sharedBashCheck().known(command)?.commandNames ?? commandNamesOf(command),
       env: { PATH: env['PATH'] },
     });
     if (sandbox.status.kind === 'off') runEnv.onWarning(describeSandbox(sandbox.status));

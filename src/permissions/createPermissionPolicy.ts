@@ -8,13 +8,17 @@
  * lacks the permission. Workspace confinement is not decided here: the file tools enforce it in
  * every mode.
  */
-import type { CanUseTool, CanUseToolContext, PermissionDecision, PermissionResult } from '../tools/hooks.js';
+import type { CanUseTool, CanUseToolContext, PermissionResult } from '../tools/hooks.js';
 import { askDeniedMessage } from '../tools/hooks.js';
-import { bashReadTargets } from '../tools/builtin/bashPaths.js';
-import { bashRuleUncheckable, pathRuleCoversRead, ruleMatches, type MatchContext } from './matchRule.js';
-import { callKindOf, modeVerdict, type PermissionMode } from './modes.js';
-import { parseRuleStrings, type PermissionRule, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
+import type { MatchContext } from './matchRule.js';
+import type { PermissionMode } from './modes.js';
+import { parseRuleStrings, type PermissionRuleSet, type PermissionRuleStrings } from './rules.js';
+import { decidePermission, type PermissionVerdict } from './decidePermission.js';
+import { BashCheckFailed, sharedBashCheck, type BashChecker } from './bashCheckThread.js';
+import { MAX_PARSED_COMMAND_CHARS } from '../tools/builtin/shellParse.js';
 import { assertNever } from '../util/assertNever.js';
+
+export { decidePermission, type DecideInput, type PermissionVerdict } from './decidePermission.js';
 
 /** What an interactive `ask` callback is shown when a call needs approval. */
 export interface PermissionRequest {
@@ -46,73 +50,8 @@ export interface PermissionPolicyOptions {
   readonly interactive?: boolean;
   /** Asks the user; used only when `interactive` is true and the mode is not dontAsk. */
   readonly ask?: (request: PermissionRequest) => PermissionAnswer | Promise<PermissionAnswer>;
-}
-
-/** The decision before any 'ask' is resolved, with the reason and the rule that decided, if any. */
-export interface PermissionVerdict {
-  readonly behavior: PermissionDecision;
-  readonly reason: string;
-  readonly rule?: PermissionRule;
-}
-
-export interface DecideInput {
-  readonly toolName: string;
-  readonly input: unknown;
-  readonly hookDecision?: PermissionDecision | undefined;
-  readonly hookReason?: string | undefined;
-}
-
-/** The pure part of the policy, exported for front ends that want to show why. */
-export function decidePermission(
-  mode: PermissionMode,
-  rules: PermissionRuleSet,
-  call: DecideInput,
-  ctx: MatchContext,
-): PermissionVerdict {
-  const find = (behavior: 'allow' | 'deny' | 'ask') =>
-    rules[behavior].find((rule) => ruleMatches(rule, behavior, call.toolName, call.input, ctx));
-  const denyRule = find('deny');
-  if (denyRule) return { behavior: 'deny', reason: `the deny rule \`${denyRule.text}\` forbids it`, rule: denyRule };
-  if (call.hookDecision === 'deny') return { behavior: 'deny', reason: call.hookReason ?? 'a PreToolUse hook denied it' };
-  const kind = callKindOf(call.toolName, call.input, ctx);
-  // A shell read must not get around a Read rule: `cat secrets/key` when `Read(secrets/**)` is
-  // denied is denied too; `grep -r x .`, which may read them among others, asks.
-  const shellRead = (behavior: 'deny' | 'ask'): { rule: PermissionRule; direct: boolean } | undefined => {
-    if (kind !== 'bash_read_only' && kind !== 'bash_read_outside') return undefined;
-    const candidates = rules[behavior].filter((rule) => rule.toolName === 'Read' && rule.content !== undefined);
-    if (candidates.length === 0) return undefined;
-    const targets = bashReadTargets((call.input as { command: string }).command, ctx) ?? [];
-    let below: PermissionRule | undefined;
-    for (const rule of candidates) {
-      for (const target of targets) {
-        const covered = pathRuleCoversRead(rule.content!, target, ctx);
-        if (covered === 'match') return { rule, direct: true };
-        if (covered === 'below') below ??= rule;
-      }
-    }
-    return below ? { rule: below, direct: false } : undefined;
-  };
-  const shellDeny = shellRead('deny');
-  if (shellDeny?.direct) {
-    return { behavior: 'deny', reason: `the deny rule \`${shellDeny.rule.text}\` forbids reading those files, also from the shell`, rule: shellDeny.rule };
-  }
-  const byMode = modeVerdict(mode, kind);
-  if (mode === 'plan' && byMode.behavior === 'deny') return byMode;
-  // `$cmd x` or `sh script.sh` could be `rm`: a Bash deny or ask rule that cannot be checked asks, in every mode.
-  for (const rule of [...rules.deny, ...rules.ask]) {
-    const why = bashRuleUncheckable(rule, call.toolName, call.input);
-    if (why !== undefined) return { behavior: 'ask', reason: `the rule \`${rule.text}\` cannot be checked against this command (${why})`, rule };
-  }
-  if (call.hookDecision === 'ask') return { behavior: 'ask', reason: call.hookReason ?? 'a PreToolUse hook asked for approval' };
-  const askRule = find('ask') ?? shellRead('ask')?.rule;
-  if (askRule) return { behavior: 'ask', reason: `the rule \`${askRule.text}\` asks for approval`, rule: askRule };
-  if (shellDeny) {
-    return { behavior: 'ask', reason: `this command may read files the deny rule \`${shellDeny.rule.text}\` protects`, rule: shellDeny.rule };
-  }
-  if (call.hookDecision === 'allow') return { behavior: 'allow', reason: call.hookReason ?? 'a PreToolUse hook allowed it' };
-  const allowRule = find('allow');
-  if (allowRule) return { behavior: 'allow', reason: `allowed by the rule \`${allowRule.text}\``, rule: allowRule };
-  return byMode;
+  /** Where Bash commands are checked (default: the process's worker thread, bashCheckThread.ts). */
+  readonly bashCheck?: BashChecker;
 }
 
 function isRuleSet(rules: PermissionRuleSet | PermissionRuleStrings): rules is PermissionRuleSet {
@@ -133,8 +72,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): CanUse
   };
   const canAsk = options.interactive === true && options.mode !== 'dontAsk' && options.ask !== undefined;
 
-  return (toolName: string, input: unknown, ctx: CanUseToolContext): PermissionResult | Promise<PermissionResult> => {
-    const verdict = decidePermission(options.mode, rules, { toolName, input, hookDecision: ctx.hookDecision, hookReason: ctx.hookReason }, matchCtx);
+  const answer = (toolName: string, input: unknown, ctx: CanUseToolContext, verdict: PermissionVerdict): PermissionResult | Promise<PermissionResult> => {
     switch (verdict.behavior) {
       case 'allow':
         return { behavior: 'allow' };
@@ -159,5 +97,26 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): CanUse
       default:
         return assertNever(verdict.behavior, 'permission verdict');
     }
+  };
+
+  return (toolName: string, input: unknown, ctx: CanUseToolContext): PermissionResult | Promise<PermissionResult> => {
+    const hook = { hookDecision: ctx.hookDecision, hookReason: ctx.hookReason };
+    const command = toolName === 'Bash' ? (input as { command?: unknown } | null)?.command : undefined;
+    // A Bash command is parsed in the worker, whatever its size (bashCheckThread.ts says why);
+    // one longer than the parser reads is refused by the parser's first line, so it is decided
+    // here without being parsed at all.
+    if (typeof command !== 'string' || command.length > MAX_PARSED_COMMAND_CHARS) {
+      return answer(toolName, input, ctx, decidePermission(options.mode, rules, { toolName, input, ...hook }, matchCtx));
+    }
+    const checker = options.bashCheck ?? sharedBashCheck();
+    return checker.check({ kind: 'decide', mode: options.mode, rules, command, ...hook, ctx: matchCtx }, ctx.signal).then(
+      (checked) => answer(toolName, input, ctx, checked.verdict),
+      (error: unknown): PermissionResult | Promise<PermissionResult> => {
+        // No answer is never an allow: the command asks (and is refused where nobody can answer).
+        if (error instanceof BashCheckFailed) return answer(toolName, input, ctx, { behavior: 'ask', reason: `${error.message}, so it cannot run unchecked` });
+        if (ctx.signal.aborted) return { behavior: 'deny', message: 'The call was cancelled before its permission check finished.' };
+        throw error;
+      },
+    );
   };
 }

@@ -8,6 +8,8 @@
 import type { PermissionAnswer, PermissionRequest } from '../../permissions/createPermissionPolicy.js';
 import { ruleMatches, type MatchContext } from '../../permissions/matchRule.js';
 import { parseRule, type PermissionRule } from '../../permissions/rules.js';
+import { sharedBashCheck } from '../../permissions/bashCheckThread.js';
+import { MAX_PARSED_COMMAND_CHARS } from '../../tools/builtin/shellParse.js';
 import type { FrontEnd } from './frontEnd.js';
 import { addLocalRule, localSettingsFile } from './localSettings.js';
 import { proposedRule, questionLines, questionOptions, type Paint, type QuestionAnswer } from './permissionQuestion.js';
@@ -37,8 +39,22 @@ export function createPermissionAsker(options: AskerOptions): PermissionAsker {
   const sessionRules: PermissionRule[] = [];
   let queue: Promise<unknown> = Promise.resolve();
 
+  // A Bash command is matched in the permission check's worker (the parser would hold the event
+  // loop); without an answer the person is asked, as without a rule.
+  const sessionRuleAllows = async (request: PermissionRequest): Promise<boolean> => {
+    if (sessionRules.length === 0) return false;
+    const command = request.toolName === 'Bash' ? (request.input as { command?: unknown } | null)?.command : undefined;
+    if (typeof command !== 'string' || command.length > MAX_PARSED_COMMAND_CHARS) {
+      return sessionRules.some((rule) => ruleMatches(rule, 'allow', request.toolName, request.input, options.match));
+    }
+    const rules = [...sessionRules];
+    return sharedBashCheck()
+      .check({ kind: 'allows', rules, command, ctx: options.match }, request.signal)
+      .then((answer) => answer.allowed, () => false);
+  };
+
   const decide = async (request: PermissionRequest): Promise<PermissionAnswer> => {
-    if (sessionRules.some((rule) => ruleMatches(rule, 'allow', request.toolName, request.input, options.match))) return { behavior: 'allow' };
+    if (await sessionRuleAllows(request)) return { behavior: 'allow' };
     if (request.signal.aborted) return { behavior: 'deny', message: CANCELLED };
     frontEnd.print(`${questionLines(request, options.match.cwd, frontEnd.columns(), paint).join('\n')}\n`);
     const choice: QuestionAnswer | undefined = await frontEnd.choose('Allow this call?', questionOptions(request), request.signal);

@@ -1,12 +1,13 @@
 /** Bash: run a shell command in the workspace, in its own process group. */
-import { map, race } from 'rxjs';
+import { defer, from, map, race, switchMap } from 'rxjs';
 import { fromAbortSignal } from '../../../operators/internal/fromAbortSignal.js';
 import { z } from 'zod';
 import { accessFor } from '../../sandbox/createSandbox.js';
 import type { CommandSandbox } from '../../sandbox/types.js';
 import type { ToolSpec, ToolYield } from '../types.js';
 import { ToolFailure } from '../toolFailure.js';
-import { isReadOnlyBashCommand } from './bashReadOnly.js';
+import { bashFactsOf, type BashFacts } from '../../permissions/bashCheck.js';
+import { BashCheckFailed, sharedBashCheck, type BashChecker } from '../../permissions/bashCheckThread.js';
 import { type ProcessGroupResult, runProcessGroup } from './processGroup.js';
 import type { Workspace } from './workspace.js';
 
@@ -58,6 +59,8 @@ export interface BashToolOptions {
    * bypassPermissions lets commands write `.git`/`.rxagent`/`.claude`. Default `default`.
    */
   readonly permissionMode?: string | (() => string);
+  /** Where commands are classified (default: the process's worker thread, as the permission check). */
+  readonly bashCheck?: BashChecker;
 }
 
 /**
@@ -68,6 +71,27 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
   const maxOutputChars = options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS;
   const maxTimeoutMs = Math.max(options.maxTimeoutMs ?? BASH_MAX_TIMEOUT_MS, defaultTimeoutMs);
+  const checker = () => options.bashCheck ?? sharedBashCheck();
+  // The facts the permission check brought (or, for a text it did not see, a fresh check): the
+  // sandbox access depends on the read-only classification.
+  const factsOf = (command: string, signal: AbortSignal) =>
+    defer(() => {
+      const known = checker().known(command);
+      if (known !== undefined) return [known];
+      return from(
+        checker()
+          .check({ kind: 'facts', command }, signal)
+          .then(
+            (answer) => answer.facts,
+            (error: unknown): BashFacts => {
+              // Too long to parse: the parser refuses it at its first line, so this costs nothing here.
+              if (error instanceof BashCheckFailed && error.failure === 'too_long') return bashFactsOf(command);
+              if (error instanceof BashCheckFailed) throw new CommandFailed(`The command was not run: ${error.message}.`);
+              throw error;
+            },
+          ),
+      );
+    });
   return {
     name: 'Bash',
     description:
@@ -76,24 +100,29 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
       `everything it started are stopped. Output beyond ${maxOutputChars} characters is cut. Each call starts a fresh ` +
       'shell (cd does not persist). Prefer Read, Glob and Grep for reading and searching files.',
     inputSchema: defaultTimeoutMs === BASH_DEFAULT_TIMEOUT_MS && maxTimeoutMs === BASH_MAX_TIMEOUT_MS ? bashInputSchema : bashInputSchemaFor(defaultTimeoutMs, maxTimeoutMs),
-    isConcurrencySafe: (input) => isReadOnlyBashCommand(input.command),
+    // Decided before the permission check, synchronously: only a command the worker already
+    // classified read-only (an earlier call of the same text) may run beside others. Parsing it
+    // here would hold the event loop (bashCheckThread.ts), so a first-seen command runs alone.
+    isConcurrencySafe: (input) => checker().known(input.command)?.readOnly === true,
     interruptBehavior: 'cancel',
     call(input, ctx) {
       const timeoutMs = input.timeout ?? defaultTimeoutMs;
       // A command auto-allowed as read-only gets a read-only workspace too: a wrong
       // classification then still cannot write.
       const mode = typeof options.permissionMode === 'function' ? options.permissionMode() : (options.permissionMode ?? 'default');
-      const access = accessFor(mode, isReadOnlyBashCommand(input.command));
-      const run$ = runProcessGroup({
-        command: input.command,
-        cwd: workspace.cwd,
-        ...(options.sandbox ? { spawnPlan: options.sandbox.plan(input.command, workspace.cwd, access) } : {}),
-        timeoutMs,
-        combineOutput: true,
-        maxOutputChars,
-        ...(options.env ? { env: options.env } : {}),
-        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-      }).pipe(
+      const run$ = factsOf(input.command, ctx.signal).pipe(
+        switchMap((facts) =>
+          runProcessGroup({
+            command: input.command,
+            cwd: workspace.cwd,
+            ...(options.sandbox ? { spawnPlan: options.sandbox.plan(input.command, workspace.cwd, accessFor(mode, facts.readOnly)) } : {}),
+            timeoutMs,
+            combineOutput: true,
+            maxOutputChars,
+            ...(options.env ? { env: options.env } : {}),
+            ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+          }),
+        ),
         map((result): ToolYield<string> => ({
           type: 'outcome',
           output: describeSuccess(result, timeoutMs, maxTimeoutMs),

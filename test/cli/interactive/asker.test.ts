@@ -8,6 +8,7 @@ import { createPermissionAsker } from '../../../src/cli/interactive/permissionAs
 import { createTerminalRenderer } from '../../../src/cli/interactive/render.js';
 import type { PermissionRequest } from '../../../src/permissions/createPermissionPolicy.js';
 import { makeSandbox } from '../helpers.js';
+import { eventually } from '../../eventually.js';
 
 function scriptedFrontEnd(answers: unknown[], lines: string[] = []) {
   const printed: string[] = [];
@@ -77,7 +78,8 @@ describe('createPermissionAsker', () => {
     ui.answer();
     expect(await first).toEqual({ behavior: 'allow' });
     expect(await second).toEqual({ behavior: 'allow' });
-    await flush();
+    // The saved rule is matched against the next command in the Bash check's worker thread.
+    await eventually(() => ui.open, { what: 'the third question' });
     expect(ui.printed.filter((p) => p.includes('needs your approval'))).toHaveLength(2);
     ui.answer();
     expect(await third).toEqual({ behavior: 'deny', message: 'The user declined this call and said: run the tests first' });
