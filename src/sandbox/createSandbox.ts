@@ -42,6 +42,10 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
   const off = (reason: string): CreatedSandbox => unsandboxed({ kind: 'off', reason }, notes);
   if (options.disabled) return off('turned off with --no-sandbox');
   if (options.settings?.enabled === false) return off('turned off by sandbox.enabled: false in the settings');
+  // macOS would need a Seatbelt profile run through sandbox-exec. @anthropic-ai/sandbox-runtime
+  // (Claude Code's) has one, but it needs Node >= 22.12 where rxagent supports 20.18, and nothing
+  // here could check that it holds: so darwin says plainly that it has none.
+  if (options.platform === 'darwin') return off('macOS (darwin): rxagent has no Seatbelt (sandbox-exec) profile');
   if (options.platform !== 'linux') return off(`no sandbox is implemented for ${options.platform}`);
   const path = options.env?.['PATH'] ?? process.env['PATH'] ?? '';
   const bwrap = findOnPath('bwrap', path);
