@@ -17,14 +17,21 @@
  *   linear (10) with room for noise; quadratic would be 100.
  * - the same in this process's CPU time (steadier on a loaded machine), and the medians behind
  *   them, in ms.
+ * - `security.permission_check_stall_ratio_inline_vs_worker`: the longest the main thread goes
+ *   without a turn of its event loop while one 1,000-word check is answered, computed inline
+ *   over answered by the permission check's worker (bashCheckThread.ts), paired per round, a GC
+ *   before each. The worker is what the CLI uses: the larger, the more of the check it keeps off
+ *   the main thread (inline, the stall is the whole check). The worker's stall in ms beside it.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decidePermission } from '../src/permissions/createPermissionPolicy.js';
+import { createBashCheckThread } from '../src/permissions/bashCheckThread.js';
 import { parseRuleStrings } from '../src/permissions/rules.js';
 import type { BenchModule, Figures } from './figures.js';
-import { measureInterleaved, pairedRatio } from './harness.js';
+import { measureInterleaved, MIN_ROUNDS, pairedRatio, spreadOf } from './harness.js';
+import { spreadFigure } from './figures.js';
 
 const RULES = parseRuleStrings({ deny: ['Bash(rm:*)', 'Bash(*curl*|*sh*)', 'Read(secrets/**)'] });
 
@@ -52,7 +59,10 @@ export const securityBench: BenchModule = {
       const big = pairedRatio(m.g30000, m.g3000, 'wall');
       const words = pairedRatio(m.w1000, m.w100, 'wall');
       const wordsCpu = pairedRatio(m.w1000, m.w100, 'cpu');
+      const stall = await mainThreadStalls(cwd);
       return {
+        'security.permission_check_stall_ratio_inline_vs_worker': spreadFigure(stall.ratio, MIN_ROUNDS, 'ratio', '>= 5'),
+        'security.permission_check_worker_stall_ms': spreadFigure(stall.worker, MIN_ROUNDS, 'ms'),
         'security.permission_check_ratio_60k_vs_6k': { value: big.median, unit: 'ratio', target: '<= 10', p25: big.p25, p75: big.p75, rounds: 9 },
         'security.permission_check_ratio_1000_vs_100_words': { value: words.median, unit: 'ratio', target: '<= 12', p25: words.p25, p75: words.p75, rounds: 9 },
         'security.permission_check_cpu_ratio_1000_vs_100_words': { value: wordsCpu.median, unit: 'ratio', target: '<= 12', p25: wordsCpu.p25, p75: wordsCpu.p75, rounds: 9 },
@@ -68,3 +78,44 @@ export const securityBench: BenchModule = {
     }
   },
 };
+
+/** The longest gap between turns of the main event loop until `answer` settles. */
+async function longestStall(answer: () => Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let longest = 0;
+  let done = false;
+  const turn = (): void => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (!done) setImmediate(turn);
+  };
+  setImmediate(turn);
+  await answer();
+  done = true;
+  // The turn that sees the answer closes the last gap.
+  await new Promise((resolve) => setImmediate(resolve));
+  return Math.max(longest, performance.now() - last);
+}
+
+async function mainThreadStalls(cwd: string): Promise<{ ratio: ReturnType<typeof spreadOf>; worker: ReturnType<typeof spreadOf> }> {
+  const thread = createBashCheckThread();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  try {
+    let fresh = 0;
+    const request = () => ({ kind: 'decide' as const, mode: 'default' as const, rules: RULES, command: `cat ${'a* '.repeat(1_000)}#stall${fresh++}`, ctx: { cwd } });
+    await thread.check(request()); // start the worker and load its parser outside the samples
+    const inline: number[] = [];
+    const worker: number[] = [];
+    for (let round = 0; round < MIN_ROUNDS; round++) {
+      gc?.();
+      // Inline as a Promise would be: the check runs on this thread before the answer settles.
+      inline.push(await longestStall(async () => decidePermission('default', RULES, { toolName: 'Bash', input: { command: request().command } }, { cwd })));
+      gc?.();
+      worker.push(await longestStall(() => thread.check(request())));
+    }
+    return { ratio: spreadOf(inline.map((ms, i) => ms / worker[i]!)), worker: spreadOf(worker) };
+  } finally {
+    await thread.stop();
+  }
+}
