@@ -6,8 +6,9 @@
  * runs it far more than its size suggests. Measured here (load 3–7 on 2 cores): loading it
  * holds the thread ~190 ms; classifying `npm test` takes 0.3–1 ms at the median but 20–60 ms at
  * the 90th percentile (its garbage triggers full collections); 128 characters of `cat a* a* …`
- * 13 ms at the median. No size is "tiny" with that tail, so every Bash check goes here and the
- * main thread never loads the parser for one.
+ * 13 ms at the median. No size is "tiny" with that tail, so every Bash permission check goes
+ * here. (The one parse left on the main thread is the Bash tool's synchronous concurrency
+ * safety of short commands, bash.ts `INLINE_CONCURRENCY_CHARS`.)
  *
  * - Lazily started and unref'd while idle: it never keeps the process alive, but a check in
  *   flight does (ref'd until its answer), so a run cannot exit under a pending decision.

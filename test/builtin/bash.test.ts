@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '../eventually.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { bashTool } from '../../src/tools/builtin/bash.js';
+import { bashTool, INLINE_CONCURRENCY_CHARS } from '../../src/tools/builtin/bash.js';
 import { createBashCheckThread } from '../../src/permissions/bashCheckThread.js';
 import { createWorkspace, type Workspace } from '../../src/tools/builtin/workspace.js';
 import { isAlive, makeTempDir, runTool } from './helpers.js';
@@ -91,17 +91,21 @@ describe('Bash', () => {
     expect(pids.filter(isAlive)).toEqual([]);
   });
 
-  test('concurrency safety follows the read-only classifier once the worker has classified the text; timeout bounds are in the schema', async () => {
+  test('a read-only command too long to classify on the main thread runs alone until the check worker has classified its text', async () => {
     const checker = createBashCheckThread();
-    const spec = bashTool(ws, { bashCheck: checker });
+    const safe = bashTool(ws, { bashCheck: checker }).isConcurrencySafe as (i: { command: string }) => boolean;
+    const long = `cat ${'a '.repeat(INLINE_CONCURRENCY_CHARS)}`;
+    expect(safe({ command: long })).toBe(false);
+    await checker.check({ kind: 'facts', command: long });
+    expect(safe({ command: long })).toBe(true);
+    await checker.stop();
+  });
+
+  test('concurrency safety follows the read-only classifier; timeout bounds are in the schema', () => {
+    const spec = bashTool(ws);
     const safe = spec.isConcurrencySafe as (i: { command: string }) => boolean;
-    // Not parsed on the main thread: unclassified, a command runs alone.
-    expect(safe({ command: 'git status && ls' })).toBe(false);
-    await checker.check({ kind: 'facts', command: 'git status && ls' });
-    await checker.check({ kind: 'facts', command: 'ls > out' });
     expect(safe({ command: 'git status && ls' })).toBe(true);
     expect(safe({ command: 'ls > out' })).toBe(false);
-    await checker.stop();
     expect(spec.inputSchema.safeParse({ command: 'ls', timeout: 600_001 }).success).toBe(false);
     expect(spec.inputSchema.safeParse({ command: 'ls', timeout: 600_000, description: 'list' }).success).toBe(true);
   });

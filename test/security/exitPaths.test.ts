@@ -35,11 +35,8 @@ async function endRunWhileToolRuns(way: Way, sandboxed: boolean, guarded = false
   const daemons = sandboxed
     ? `setsid sleep ${token} > /dev/null 2>&1 < /dev/null & nohup sleep ${token} > /dev/null 2>&1 < /dev/null & ( (sleep ${token} > /dev/null 2>&1 < /dev/null &) & ); `
     : '';
-  // For EPIPE the call must start while the response is still held open: only a concurrency-safe
-  // call starts at its block's end, so that case runs a plain `sleep`. Concurrency is decided
-  // before the permission check, without parsing on the main thread: only a text the check's
-  // worker already classified read-only counts, so a first response runs the same command
-  // once with a 1 ms timeout (killed at once) and the held second one runs it for real.
+  // For EPIPE the call must start while the response is still held open: only a read-only
+  // (concurrency-safe) call starts at its block's end, so that case runs a plain `sleep`.
   const command =
     way === 'normal'
       ? `${daemons}sleep ${token} > /dev/null 2>&1 & echo started`
@@ -49,10 +46,7 @@ async function endRunWhileToolRuns(way: Way, sandboxed: boolean, guarded = false
   const expected = way === 'EPIPE' ? 1 : (sandboxed ? 3 : 0) + (way === 'normal' ? 1 : 2);
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const warmUp: ScriptedResponse[] =
-    way === 'EPIPE' ? [{ kind: 'message', blocks: [{ type: 'tool_use', id: 'toolu_seen', name: 'Bash', input: { command, timeout: 1 } }] }] : [];
   const script: ScriptedResponse[] = [
-    ...warmUp,
     {
       kind: 'message',
       // For EPIPE the message end is held until stdout is closed: the stream event printed for it
@@ -79,8 +73,6 @@ async function endRunWhileToolRuns(way: Way, sandboxed: boolean, guarded = false
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     if (way !== 'EPIPE') child.stdout.resume();
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    // The warm-up call has ended (its result is in the second request) before its twin is awaited.
-    if (warmUp.length > 0) await server.waitForRequests(2);
     await waitFor(() => processesWith(token).length >= expected || child.exitCode !== null, 'the tool processes to start');
     switch (way) {
       case 'normal':

@@ -7,6 +7,7 @@ import type { CommandSandbox } from '../../sandbox/types.js';
 import type { ToolSpec, ToolYield } from '../types.js';
 import { ToolFailure } from '../toolFailure.js';
 import { bashFactsOf, type BashFacts } from '../../permissions/bashCheck.js';
+import { isReadOnlyBashCommand } from './bashReadOnly.js';
 import { BashCheckFailed, sharedBashCheck, type BashChecker } from '../../permissions/bashCheckThread.js';
 import { type ProcessGroupResult, runProcessGroup } from './processGroup.js';
 import type { Workspace } from './workspace.js';
@@ -14,6 +15,15 @@ import type { Workspace } from './workspace.js';
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
+
+/**
+ * The longest command whose concurrency safety is classified on the main thread. That is the
+ * one parse left there, and it is not free (bashCheckThread.ts): the first one loads mvdan-sh
+ * (~0.2 s once), and up to 128 characters a classification took 1-5 ms at the median under
+ * load, with 15-20 ms collections at the 90th percentile. The permission check itself never
+ * runs here.
+ */
+export const INLINE_CONCURRENCY_CHARS = 128;
 
 /** The input schema for given timeout limits (the command's BASH_DEFAULT_TIMEOUT_MS / BASH_MAX_TIMEOUT_MS). */
 export function bashInputSchemaFor(defaultTimeoutMs: number, maxTimeoutMs: number) {
@@ -100,10 +110,11 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
       `everything it started are stopped. Output beyond ${maxOutputChars} characters is cut. Each call starts a fresh ` +
       'shell (cd does not persist). Prefer Read, Glob and Grep for reading and searching files.',
     inputSchema: defaultTimeoutMs === BASH_DEFAULT_TIMEOUT_MS && maxTimeoutMs === BASH_MAX_TIMEOUT_MS ? bashInputSchema : bashInputSchemaFor(defaultTimeoutMs, maxTimeoutMs),
-    // Decided before the permission check, synchronously: only a command the worker already
-    // classified read-only (an earlier call of the same text) may run beside others. Parsing it
-    // here would hold the event loop (bashCheckThread.ts), so a first-seen command runs alone.
-    isConcurrencySafe: (input) => checker().known(input.command)?.readOnly === true,
+    // Decided before the permission check and synchronously, so it cannot wait for the worker:
+    // a text the worker already classified uses its facts; a short one is classified here (SPEC
+    // §13: read-only commands run side by side); a longer first-seen one runs alone.
+    isConcurrencySafe: (input) =>
+      checker().known(input.command)?.readOnly ?? (input.command.length <= INLINE_CONCURRENCY_CHARS && isReadOnlyBashCommand(input.command)),
     interruptBehavior: 'cancel',
     call(input, ctx) {
       const timeoutMs = input.timeout ?? defaultTimeoutMs;
