@@ -67,6 +67,7 @@ import { asMainAgent, pickMainAgent } from './mainAgent.js';
 import { withSettingsPermissionMode } from './settingsPermissionMode.js';
 import { LOCAL_COMMANDS } from './streamInput/localCommands.js';
 import { resumedAt, withoutPersistence } from './sessionViews.js';
+import { spendingOf, type SpentResponse } from './output/sessionSpending.js';
 import { lineUuidsPath, recordLineUuids, recordOfLine } from './output/lineUuids.js';
 import { bashLimitsFromEnv } from './bashLimits.js';
 import { proxyDispatcherFromEnv } from './proxyDispatcher.js';
@@ -132,6 +133,8 @@ export interface PreparedRun {
   readonly mcpSignIn?: McpSession['signIn'];
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
+  /** A resumed or continued session's responses so far, from its transcript (the totals start from them); absent for a new or forked session. */
+  readonly spentBefore?: () => Promise<SpentResponse[]>;
   /** With `--json-schema`: where the current turn's structured answer stands. */
   structuredOutput(): StructuredOutputState | undefined;
   /** The model client and the session's transcript, for the interactive view's /compact. */
@@ -466,6 +469,8 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       },
       mcpSignIn: mcpSession.signIn,
       history: session.messages,
+      // The same session goes on (a fork is a new one, which has spent nothing yet).
+      ...((options.resume !== undefined || options.continue) && !options.forkSession ? { spentBefore: () => sessionStore.read(sessionId).then((t) => spendingOf(t.records)) } : {}),
       structuredOutput: () => structured?.state(),
       client: openedClient,
       transcript: session.sink,

@@ -11,11 +11,13 @@ import type { Usage } from '../../protocol/content.js';
 import { describeRun, type PreparedRun } from '../buildRun.js';
 import { createModelUsage } from './sdkShapes.js';
 import { createStreamJsonMapper, type StreamJsonMapper } from './streamJson.js';
+import type { SpentResponse } from './sessionSpending.js';
 
 /**
  * What the `result` lines of one session add up, as the Agent SDK documents them: `modelUsage`
- * and `total_cost_usd` are running totals over the session's turns (a `/clear` starts new ones),
- * while `usage` and the durations stay per turn.
+ * and `total_cost_usd` are running totals over the session's turns (a `/clear` starts new ones;
+ * a resumed session starts from what its transcript spent), while `usage` and the durations
+ * stay per turn. `get_usage` answers from the same totals.
  */
 export interface SessionTotals {
   readonly modelUsage: ReturnType<typeof createModelUsage>;
@@ -24,13 +26,24 @@ export interface SessionTotals {
   /** Model turns and the time spent in them (for `/cost`). */
   turns: number;
   turnMs: number;
+  /** Time spent waiting for the model (the results' `duration_api_ms`, summed). */
+  apiMs: number;
+  /** Lines the file edits added and removed. */
+  linesAdded: number;
+  linesRemoved: number;
   readonly startedAt: number;
   /** The usage of the main loop's latest response: how big its request was (`/context`). */
   lastUsage?: Usage;
 }
 
-export function createSessionTotals(maxOutputTokens: number): SessionTotals {
-  return { modelUsage: createModelUsage(maxOutputTokens), costUsd: 0, turns: 0, turnMs: 0, startedAt: Date.now() };
+/** New totals; `before`: the responses a resumed session's transcript holds, counted as spent already. */
+export function createSessionTotals(maxOutputTokens: number, before: readonly SpentResponse[] = []): SessionTotals {
+  const totals: SessionTotals = { modelUsage: createModelUsage(maxOutputTokens), costUsd: 0, turns: 0, turnMs: 0, apiMs: 0, linesAdded: 0, linesRemoved: 0, startedAt: Date.now() };
+  for (const response of before) {
+    totals.costUsd += chargeOutsideLoop(totals, response.model, response.usage);
+    totals.turns += 1;
+  }
+  return totals;
 }
 
 /** A model call outside a turn's loop (the summary of a `/compact`): counted in the totals; answers its cost. */

@@ -18,6 +18,10 @@ export interface SessionControls {
   mcpStatus(): Array<Record<string, unknown>>;
   /** `get_context_usage`: how full the context window is. */
   contextUsage(): Record<string, unknown>;
+  /** `get_usage`: the session's cost and usage totals. */
+  usage(): Record<string, unknown>;
+  /** `get_session_cost`: the `/cost` report. */
+  sessionCost(): Record<string, unknown>;
 }
 
 export type ControlAnswer = { readonly ok: Record<string, unknown> } | { readonly error: string };
@@ -69,6 +73,10 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
       return { ok: { mcpServers: controls.mcpStatus() } };
     case 'get_context_usage':
       return { ok: controls.contextUsage() };
+    case 'get_usage':
+      return { ok: controls.usage() };
+    case 'get_session_cost':
+      return { ok: controls.sessionCost() };
     case 'get_binary_version':
       return { ok: { version: String(controls.initializeResponse()['claude_code_version'] ?? '') } };
     default:

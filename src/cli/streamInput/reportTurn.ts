@@ -7,38 +7,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describeRun, type PreparedRun } from '../buildRun.js';
-import { costReport } from '../interactive/statusLine.js';
 import { createRunMapper, type SessionTotals } from '../output/runMapper.js';
 import { initLine } from '../output/streamJson.js';
 import type { OutputLine } from '../outputSchemas.js';
 import { assertNever } from '../../util/assertNever.js';
 import { contextText, contextUsage } from './contextUsage.js';
 import { localTerminal, type LocalCommand } from './localCommands.js';
+import { costText } from './usageAnswers.js';
 import type { RunningTurn } from './runTurn.js';
 
 export type ReportCommand = Extract<LocalCommand, { name: 'cost' | 'context' | 'interactive_only' }>;
 
-function costText(totals: SessionTotals): string {
-  const used = Object.values(totals.modelUsage.snapshot());
-  const sum = (pick: (u: (typeof used)[number]) => number) => used.reduce((n, u) => n + pick(u), 0);
-  return costReport(
-    {
-      turns: totals.turns,
-      costUsd: totals.costUsd,
-      inputTokens: sum((u) => u.inputTokens),
-      outputTokens: sum((u) => u.outputTokens),
-      cacheReadTokens: sum((u) => u.cacheReadInputTokens),
-      cacheWriteTokens: sum((u) => u.cacheCreationInputTokens),
-      turnMs: totals.turnMs,
-    },
-    Date.now() - totals.startedAt,
-  );
-}
-
 export function reportText(command: ReportCommand, run: PreparedRun, totals: SessionTotals): string {
   switch (command.name) {
     case 'cost':
-      return costText(totals);
+      return costText(totals, Date.now());
     case 'context':
       return contextText(contextUsage(run, totals.lastUsage), run.history.length);
     case 'interactive_only':

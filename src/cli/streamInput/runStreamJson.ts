@@ -34,6 +34,7 @@ import { startClearTurn } from './clearTurn.js';
 import { startReportTurn } from './reportTurn.js';
 import { contextUsage, contextUsageResponse } from './contextUsage.js';
 import { localCommandOf } from './localCommands.js';
+import { sessionCostResponse, usageResponse } from './usageAnswers.js';
 
 export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
@@ -119,7 +120,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   let run = await build(sessionOptions, extra);
   runRef = run;
   /** The running totals of the session's result lines; a /clear starts new ones (as the SDK documents). */
-  let totals = createSessionTotals(run.maxOutputTokens);
+  let totals = createSessionTotals(run.maxOutputTokens, (await run.spentBefore?.()) ?? []);
   /** A /clear's new session: a new id, nothing resumed, and what the host changed carried over. */
   const freshRun = async (): Promise<PreparedRun> => {
     const next = await build(
@@ -150,6 +151,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     },
     mcpStatus: () => (run.mcpServers ?? []).map((s) => ({ name: s.name, status: s.status, ...(s.serverInfo ? { serverInfo: s.serverInfo } : {}) })),
     contextUsage: () => contextUsageResponse(contextUsage(run, totals.lastUsage), run.agents.map((a) => a.name)),
+    usage: () => usageResponse(totals, Date.now()),
+    sessionCost: () => sessionCostResponse(totals, Date.now()),
   };
   if (init && first?.kind === 'control_request') {
     const issues = init.success ? '' : init.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

@@ -13,6 +13,7 @@ import { describeRun, type PreparedRun } from '../buildRun.js';
 import { initLine, type StreamJsonMapper } from '../output/streamJson.js';
 import { createRunMapper, type SessionTotals } from '../output/runMapper.js';
 import { internalErrorTerminal } from '../output/internalTerminal.js';
+import { lineChangesOfEvent } from '../output/lineChanges.js';
 import type { OutputLine } from '../outputSchemas.js';
 
 export interface TurnOptions {
@@ -52,18 +53,27 @@ export function startTurn(options: TurnOptions): RunningTurn {
 
   const deliver = (event: LoopEvent) => {
     options.onEvent?.(event);
-    if (event.type === 'assistant_message' && event.depth === 0 && options.totals) options.totals.lastUsage = event.message.usage;
+    const totals = options.totals;
+    if (event.type === 'assistant_message' && event.depth === 0 && totals) totals.lastUsage = event.message.usage;
+    if (totals && (event.type === 'tool_result' || event.type === 'tool_progress')) {
+      const changed = lineChangesOfEvent(event);
+      totals.linesAdded += changed.added;
+      totals.linesRemoved += changed.removed;
+    }
     if (event.type === 'terminal') {
       terminal = event;
       if (event.messages) run.history = event.messages;
-      if (options.totals) {
-        options.totals.costUsd += event.costUsd;
-        options.totals.turns += event.turnCount;
-        options.totals.turnMs += event.durationMs;
+      if (totals) {
+        totals.costUsd += event.costUsd;
+        totals.turns += event.turnCount;
+        totals.turnMs += event.durationMs;
       }
     }
     for (const line of mapper.map(event)) {
-      if (line.type === 'result') failed = line.is_error;
+      if (line.type === 'result') {
+        failed = line.is_error;
+        if (totals) totals.apiMs += line.duration_api_ms;
+      }
       emit(line);
     }
   };
