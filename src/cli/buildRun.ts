@@ -54,6 +54,7 @@ import type { McpServersConfig } from '../mcp/config.js';
 import { mcpLimitsFromEnv } from '../mcp/limits.js';
 import { createFileCredentialStore, credentialFileOf } from '../mcp/oauth/credentialStore.js';
 import { openMcpSessionLazily, type McpSession } from '../mcp/lazySession.js';
+import type { McpServerControl } from '../mcp/serverControl.js';
 import { ruleCoversTool } from '../permissions/matchRule.js';
 import { parseRule } from '../permissions/rules.js';
 import { createReadDenyCheck } from '../permissions/readDenyCheck.js';
@@ -131,6 +132,8 @@ export interface PreparedRun {
   readonly mcpToolNames?: readonly string[];
   /** Signs in to a remote MCP server with OAuth and connects it again (the interactive /mcp login). */
   readonly mcpSignIn?: McpSession['signIn'];
+  /** The host's changes to the MCP servers (`mcp_set_servers`, `mcp_reconnect`, `mcp_toggle`, `mcp_read_resource`). */
+  readonly mcpControl?: McpServerControl;
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
   history: readonly MessageParam[];
   /** A resumed or continued session's responses so far, from its transcript (the totals start from them); absent for a new or forked session. */
@@ -348,6 +351,8 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       credentials: createFileCredentialStore(credentialFileOf(runEnv.homeDir)),
       // A bare deny name (`--disallowedTools mcp__files`) removes those tools from the offer.
       offer: (name) => !removedByDenyRules(name, [...settings.permissions.deny, ...options.disallowedTools]),
+      // The host's own servers: its mcp_set_servers replaces them.
+      hostManaged: Object.keys(runEnv.extraMcpServers ?? {}),
     });
     const mcpSession = mcp;
     const toolNamesOffered = [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...mcpSession.tools().map((t) => t.name), ...serverTools];
@@ -444,7 +449,10 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         return shape().maxOutputTokens;
       },
       tools,
-      toolNames: toolNamesOffered,
+      // The MCP part as it is now: the host may add, remove or switch off servers during the run.
+      get toolNames() {
+        return [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...mcpSession.tools().map((t) => t.name), ...serverTools];
+      },
       agents: agentDefinitions.map((d) => ({ name: d.name, description: d.description, ...(d.model ? { model: d.model } : {}) })),
       get permissionMode() {
         return permissionMode;
@@ -468,6 +476,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         return mcpSession.tools().map((t) => t.name);
       },
       mcpSignIn: mcpSession.signIn,
+      mcpControl: { replaceServers: mcpSession.replaceServers, reconnect: mcpSession.reconnect, setEnabled: mcpSession.setEnabled, readResource: mcpSession.readResource },
       history: session.messages,
       // The same session goes on (a fork is a new one, which has spent nothing yet).
       ...((options.resume !== undefined || options.continue) && !options.forkSession ? { spentBefore: () => sessionStore.read(sessionId).then((t) => spendingOf(t.records)) } : {}),

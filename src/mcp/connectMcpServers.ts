@@ -11,13 +11,15 @@
  * output:    -----x---y---     x = {a's tools; a connected, b failed}, y = {a's new tools; ...}
  * ```
  */
-import { combineLatest, filter, map, NEVER, Observable, of, startWith, switchMap } from 'rxjs';
+import { filter, NEVER, Observable, of, startWith, switchMap, type Subscription } from 'rxjs';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '../tools/types.js';
 import type { McpServersConfig } from './config.js';
 import { connectMcpServer, type ConnectServerOptions, type McpServerSnapshot, type McpServerStatusName, type SkippedTool } from './connectServer.js';
 import { DEFAULT_MCP_LIMITS } from './limits.js';
 import type { McpPrompt } from './prompts.js';
 import { createResourceTools } from './resourceTools.js';
+import { planServerSet, type ServerEntry, type ServerSet } from './serverSet.js';
 
 /** A server as `system/init` lists it. */
 export interface McpServerStatus {
@@ -39,6 +41,8 @@ export interface McpTools {
   readonly pids: readonly number[];
   /** Some server is listing its changed tools again; a value with the new list follows. */
   readonly refreshing: boolean;
+  /** The connected servers that offer resources, by name (the host's `mcp_read_resource`). */
+  readonly resourceClients?: ReadonlyMap<string, Pick<Client, 'listResources' | 'readResource'>>;
 }
 
 export interface ConnectMcpServersOptions extends Partial<ConnectServerOptions> {
@@ -57,7 +61,16 @@ export interface ConnectMcpServersOptions extends Partial<ConnectServerOptions> 
 export const EMPTY_MCP_TOOLS: McpTools = Object.freeze({ tools: [], prompts: [], servers: [], skippedTools: [], pids: [], refreshing: false });
 
 export function connectMcpServers(config: McpServersConfig, options: ConnectMcpServersOptions = {}): Observable<McpTools> {
-  const serverOptions: ConnectServerOptions = {
+  const set: Record<string, ServerEntry> = {};
+  for (const [name, server] of Object.entries(config)) set[name] = { kind: 'start', config: server };
+  for (const [name, why] of Object.entries(options.notStarted ?? {})) set[name] ??= { kind: 'held', status: why.status, reason: why.reason };
+  if (Object.keys(set).length === 0) return of(EMPTY_MCP_TOOLS);
+  return connectServerSet(of(set), options);
+}
+
+/** The server options every connection of a set shares. */
+function serverOptionsOf(options: Partial<ConnectServerOptions>): ConnectServerOptions {
+  return {
     env: options.env ?? process.env,
     limits: options.limits ?? DEFAULT_MCP_LIMITS,
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -67,20 +80,74 @@ export function connectMcpServers(config: McpServersConfig, options: ConnectMcpS
     ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
   };
-  const held: Observable<McpServerSnapshot>[] = Object.entries(options.notStarted ?? {}).map(([name, why]) =>
-    of<McpServerSnapshot>({ name, status: why.status, error: why.reason, tools: [], skippedTools: [] }),
+}
+
+function entryStream(name: string, entry: ServerEntry, options: ConnectServerOptions, reconnect$: Observable<string>): Observable<McpServerSnapshot> {
+  if (entry.kind === 'held') return of<McpServerSnapshot>({ name, status: entry.status, error: entry.reason, tools: [], skippedTools: [] });
+  return reconnect$.pipe(
+    filter((asked) => asked === name),
+    startWith(name),
+    switchMap((_, attempt) => (attempt === 0 ? connectMcpServer(name, entry.config, options) : connectMcpServer(name, entry.config, options).pipe(startWith(reconnecting(name))))),
   );
+}
+
+interface Slot {
+  readonly entry: ServerEntry;
+  latest?: McpServerSnapshot;
+  subscription?: Subscription;
+}
+
+/**
+ * A set of servers that changes while it runs: each value of `set$` names every server and what
+ * it is now; only the difference is acted on (`planServerSet`). The output is `McpTools` over the
+ * set in its latest order, once every listed server has a state (a newly started one: connected
+ * or failed), and again when any server's state changes. `set$` completing ends nothing: the
+ * servers run until unsubscribed.
+ */
+export function connectServerSet(set$: Observable<ServerSet>, options: Omit<ConnectMcpServersOptions, 'notStarted'> = {}): Observable<McpTools> {
+  const serverOptions = serverOptionsOf(options);
   const reconnect$ = options.reconnect$ ?? NEVER;
-  const started = Object.entries(config).map(([name, server]) =>
-    reconnect$.pipe(
-      filter((asked) => asked === name),
-      startWith(name),
-      switchMap((_, attempt) => (attempt === 0 ? connectMcpServer(name, server, serverOptions) : connectMcpServer(name, server, serverOptions).pipe(startWith(reconnecting(name))))),
-    ),
-  );
-  const all = [...started, ...held];
-  if (all.length === 0) return of(EMPTY_MCP_TOOLS);
-  return combineLatest(all).pipe(map((snapshots) => mergeSnapshots(snapshots, serverOptions)));
+  return new Observable<McpTools>((subscriber) => {
+    const slots = new Map<string, Slot>();
+    let order: string[] = [];
+    let changed = false;
+    const emit = () => {
+      if (!changed) return;
+      const snapshots = order.map((name) => slots.get(name)?.latest);
+      if (snapshots.some((s) => s === undefined)) return;
+      changed = false;
+      subscriber.next(order.length === 0 ? EMPTY_MCP_TOOLS : mergeSnapshots(snapshots as McpServerSnapshot[], serverOptions));
+    };
+    const outer = set$.subscribe({
+      next: (next) => {
+        const plan = planServerSet(new Map([...slots].map(([name, slot]) => [name, slot.entry])), next);
+        for (const name of plan.stop) {
+          slots.get(name)?.subscription?.unsubscribe();
+          slots.delete(name);
+        }
+        order = Object.keys(next);
+        changed = true;
+        for (const name of plan.start) {
+          const slot: Slot = { entry: next[name] as ServerEntry };
+          slots.set(name, slot);
+          slot.subscription = entryStream(name, slot.entry, serverOptions, reconnect$).subscribe({
+            next: (snapshot) => {
+              slot.latest = snapshot;
+              changed = true;
+              emit();
+            },
+            error: (error: unknown) => subscriber.error(error),
+          });
+        }
+        emit();
+      },
+      error: (error: unknown) => subscriber.error(error),
+    });
+    return () => {
+      outer.unsubscribe();
+      for (const slot of slots.values()) slot.subscription?.unsubscribe();
+    };
+  });
 }
 
 /** One McpTools from the servers' latest snapshots, in configuration order. */
@@ -98,6 +165,7 @@ export function mergeSnapshots(snapshots: readonly McpServerSnapshot[], options:
     skippedTools: snapshots.flatMap((s) => s.skippedTools.map((t) => ({ ...t, server: s.name }))),
     pids: snapshots.flatMap((s) => (s.status === 'connected' && s.pid !== undefined ? [s.pid] : [])),
     refreshing: snapshots.some((s) => s.refreshing === true),
+    resourceClients: resourceServers,
   };
 }
 

@@ -4,18 +4,20 @@
  * closed by `close()`, which resolves only when every server process has stopped and every HTTP
  * session was ended.
  */
-import { filter, firstValueFrom, map, skipWhile, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, Subject, type Observable } from 'rxjs';
 import { ConfigurationError } from '../errors.js';
 import { expandServerConfig, type McpRemoteServerConfig } from './config.js';
 import { isRemoteServer, signInToMcpServer } from './oauth/signIn.js';
 import type { Tool } from '../tools/types.js';
 import type { McpServersConfig } from './config.js';
-import { connectMcpServers, type ConnectMcpServersOptions, type McpServerStatus, type McpTools } from './connectMcpServers.js';
+import { connectServerSet, type ConnectMcpServersOptions, type McpServerStatus, type McpTools } from './connectMcpServers.js';
+import { createServerControl, type McpServerControl } from './serverControl.js';
+import type { ServerSet } from './serverSet.js';
 import type { McpPrompt } from './prompts.js';
 import { createMcpToolSet } from './toolSet.js';
 import { mcpWarnings } from './warnings.js';
 
-export interface McpSession {
+export interface McpSession extends McpServerControl {
   /** The servers' latest states (the init line's `mcp_servers`). */
   servers(): readonly McpServerStatus[];
   /** The servers' tools now. */
@@ -41,6 +43,8 @@ export async function openMcpSession(
     readonly signal?: AbortSignal;
     /** Which MCP tools to offer at all. Default: every one. */
     readonly offer?: (toolName: string) => boolean;
+    /** Servers the host manages (the Agent SDK's in-process ones): a `replaceServers` that leaves them out removes them. */
+    readonly hostManaged?: readonly string[];
   },
 ): Promise<McpSession> {
   const closes: Promise<void>[] = [];
@@ -49,10 +53,13 @@ export async function openMcpSession(
   let failure: unknown;
   let settle!: () => void;
   const first = new Promise<void>((resolve) => (settle = resolve));
-  const { onWarning: _onWarning, signal: _signal, offer: _offer, ...connectOptions } = options;
+  const { onWarning: _onWarning, signal: _signal, offer: _offer, notStarted, hostManaged, ...connectOptions } = options;
   const reconnect$ = new Subject<string>();
   const values$ = new Subject<McpTools>();
-  const subscription = connectMcpServers(config, { ...connectOptions, reconnect$, onClose: (closed) => void closes.push(closed) }).subscribe({
+  const control = createServerControl({ config, notStarted: notStarted ?? {}, hostManaged: hostManaged ?? [], values$, reconnect$, latest: () => latest });
+  const set$ = new BehaviorSubject<ServerSet>(control.set());
+  control.onChange((set) => set$.next(set));
+  const subscription = connectServerSet(set$, { ...connectOptions, reconnect$, onClose: (closed) => void closes.push(closed) }).subscribe({
     next: (tools) => {
       const previous = latest;
       latest = tools;
@@ -82,28 +89,19 @@ export async function openMcpSession(
     throw failure;
   }
   return {
+    ...control.methods,
     servers: () => latest?.servers ?? [],
     tools: toolSet.mcpTools,
     prompts: () => latest?.prompts ?? [],
     refreshTools: toolSet.refresh,
     async signIn(name, signInOptions) {
-      const server = config[name];
+      const server = control.configOf(name);
       if (server === undefined) throw new ConfigurationError(`no MCP server named "${name}" is configured`);
       if (!isRemoteServer(server)) throw new ConfigurationError(`MCP server "${name}" is not a remote (http or sse) server; only those sign in with OAuth`);
       const credentials = options.credentials;
       if (credentials === undefined) throw new ConfigurationError('this run keeps no MCP credentials, so it cannot sign in');
       await signInToMcpServer(name, expandServerConfig(server, options.env ?? process.env).config as McpRemoteServerConfig, { ...signInOptions, store: credentials });
-      // Listed `pending` at once (synchronously) by the reconnection, then settled.
-      const settled = firstValueFrom(
-        values$.pipe(
-          map((tools) => tools.servers.find((s) => s.name === name)),
-          filter((s): s is McpServerStatus => s !== undefined),
-          skipWhile((s) => s.status !== 'pending'),
-          filter((s) => s.status !== 'pending'),
-        ),
-      );
-      reconnect$.next(name);
-      return settled;
+      return control.reconnected(name);
     },
     close,
   };

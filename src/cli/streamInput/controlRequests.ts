@@ -22,6 +22,11 @@ export interface SessionControls {
   usage(): Record<string, unknown>;
   /** `get_session_cost`: the `/cost` report. */
   sessionCost(): Record<string, unknown>;
+  /** `mcp_set_servers`: replace the host's servers (raw SDK configs); answers `{ added, removed, errors }`. */
+  mcpSetServers(servers: Record<string, unknown>): Promise<Record<string, unknown>>;
+  mcpReconnect(serverName: string): Promise<void>;
+  mcpToggle(serverName: string, enabled: boolean): Promise<void>;
+  mcpReadResource(serverName: string, uri: string): Promise<Record<string, unknown>>;
 }
 
 export type ControlAnswer = { readonly ok: Record<string, unknown> } | { readonly error: string };
@@ -42,7 +47,18 @@ function modeOf(value: unknown): PermissionMode | undefined {
   return typeof value === 'string' && (PERMISSION_MODES as readonly string[]).includes(value) ? (value as PermissionMode) : undefined;
 }
 
-export function answerControlRequest(line: ControlRequestLine, controls: SessionControls): ControlAnswer {
+/** An answer that needs the work done first (an MCP server connecting): a thrown error is the `error` answer. */
+async function later(subtype: string, work: () => Promise<Record<string, unknown> | void>): Promise<ControlAnswer> {
+  try {
+    return { ok: (await work()) ?? {} };
+  } catch (error) {
+    return { error: `${subtype}: ${(error as Error).message}` };
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function answerControlRequest(line: ControlRequestLine, controls: SessionControls): ControlAnswer | Promise<ControlAnswer> {
   const request = line.request as Record<string, unknown> & { subtype: string };
   switch (request.subtype) {
     case 'initialize':
@@ -77,6 +93,28 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
       return { ok: controls.usage() };
     case 'get_session_cost':
       return { ok: controls.sessionCost() };
+    case 'mcp_set_servers': {
+      const servers = request['servers'];
+      if (!isRecord(servers)) return { error: 'mcp_set_servers: servers must be an object of server configurations by name' };
+      return later('mcp_set_servers', () => controls.mcpSetServers(servers));
+    }
+    case 'mcp_reconnect': {
+      const name = request['serverName'];
+      if (typeof name !== 'string') return { error: 'mcp_reconnect: serverName must be a string' };
+      return later('mcp_reconnect', () => controls.mcpReconnect(name));
+    }
+    case 'mcp_toggle': {
+      const name = request['serverName'];
+      const enabled = request['enabled'];
+      if (typeof name !== 'string' || typeof enabled !== 'boolean') return { error: 'mcp_toggle: serverName must be a string and enabled a boolean' };
+      return later('mcp_toggle', () => controls.mcpToggle(name, enabled));
+    }
+    case 'mcp_read_resource': {
+      const name = request['serverName'];
+      const uri = request['uri'];
+      if (typeof name !== 'string' || typeof uri !== 'string') return { error: 'mcp_read_resource: serverName and uri must be strings' };
+      return later('mcp_read_resource', () => controls.mcpReadResource(name, uri));
+    }
     case 'get_binary_version':
       return { ok: { version: String(controls.initializeResponse()['claude_code_version'] ?? '') } };
     default:

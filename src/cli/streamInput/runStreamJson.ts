@@ -26,7 +26,7 @@ import { createHostElicitation } from './hostElicitation.js';
 import { createHostPermissionAsk, ruleText } from './hostPermission.js';
 import { appliedFields, initializeAnswer, initializeRequestSchema, optionsWithInitialize } from './initialize.js';
 import { parseInputLine, type InputLine } from './inputLines.js';
-import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
+import { createHostMcpServers } from './hostMcpServers.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
 import { createSessionTotals } from '../output/runMapper.js';
 import { startCompactTurn } from './compactTurn.js';
@@ -35,6 +35,7 @@ import { startReportTurn } from './reportTurn.js';
 import { contextUsage, contextUsageResponse } from './contextUsage.js';
 import { localCommandOf } from './localCommands.js';
 import { sessionCostResponse, usageResponse } from './usageAnswers.js';
+import { mcpControlOf, setHostMcpServers } from './hostMcpServers.js';
 
 export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
@@ -93,9 +94,11 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   // model, mode and "always allow" rules are the process's, not the conversation's).
   const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }> } = { rules: [] };
   const sessionOptions = init?.success ? optionsWithInitialize(options, init.data) : options;
+  // The host's in-process MCP servers (only a host that sent initialize has any).
+  const sdkServers = init?.success ? createHostMcpServers(init.data.sdkMcpServers ?? [], channel) : undefined;
   const extra: Parameters<BuildStreamRun>[1] = {
     ...(hostHooks ? { extraHooks: hostHooks.hooks } : {}),
-    ...(init?.success && init.data.sdkMcpServers?.length ? { extraMcpServers: sdkMcpServerConfigs(init.data.sdkMcpServers, channel) } : {}),
+    ...(sdkServers ? { extraMcpServers: sdkServers.configs() } : {}),
     interactive: stdio,
     onDenial: (denial) => current?.mapper.recordDenial(denial),
     // An SDK host (it sent initialize) is asked an MCP server's questions, as Claude Code asks it.
@@ -153,6 +156,10 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     contextUsage: () => contextUsageResponse(contextUsage(run, totals.lastUsage), run.agents.map((a) => a.name)),
     usage: () => usageResponse(totals, Date.now()),
     sessionCost: () => sessionCostResponse(totals, Date.now()),
+    mcpSetServers: (servers) => setHostMcpServers(run, servers, sdkServers),
+    mcpReconnect: async (name) => void (await mcpControlOf(run).reconnect(name)),
+    mcpToggle: async (name, enabled) => void (await mcpControlOf(run).setEnabled(name, enabled)),
+    mcpReadResource: async (name, uri) => ({ ...(await mcpControlOf(run).readResource(name, uri)) }),
   };
   if (init && first?.kind === 'control_request') {
     const issues = init.success ? '' : init.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -219,8 +226,12 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
           if (current && queue.length === 0 && localCommandOf(line.message) === undefined && current.submit(line.message)) return;
           queue.push({ message: line.message, uuid: line.uuid });
           return next();
-        case 'control_request':
-          return send(controlResponseLine(line.line.request_id, answerControlRequest(line.line, controls)));
+        case 'control_request': {
+          const requestId = line.line.request_id;
+          const answer = answerControlRequest(line.line, controls);
+          if (!(answer instanceof Promise)) return send(controlResponseLine(requestId, answer));
+          return void answer.then((settled) => send(controlResponseLine(requestId, settled)));
+        }
         case 'control_response':
           return void channel.receive(line.line);
         case 'control_cancel':
