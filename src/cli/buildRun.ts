@@ -106,6 +106,13 @@ export interface RunEnvironment {
   readonly sessionStartSource?: 'clear';
 }
 
+/** Permission rules of the flag settings layer, by behaviour. */
+export interface FlagRules {
+  readonly allow: readonly string[];
+  readonly deny: readonly string[];
+  readonly ask: readonly string[];
+}
+
 export interface PreparedRun {
   readonly sessionId: string;
   readonly cwd: string;
@@ -156,6 +163,8 @@ export interface PreparedRun {
   setMaxThinkingTokens(tokens: number | null): void;
   /** Rules the host granted for the rest of the session ("always allow"). */
   addSessionRules(behavior: 'allow' | 'deny' | 'ask', rules: readonly string[]): void;
+  /** The host's flag-settings rules (`apply_flag_settings` permissions): replace the earlier ones. */
+  setFlagRules(rules: FlagRules): void;
   /** Each turn's events go through this: OpenTelemetry spans when telemetry is on, else nothing. */
   traceTurn(): MonoTypeOperatorFunction<LoopEvent>;
   /**
@@ -368,15 +377,16 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         return runEnv.ask(request);
       });
     const sessionRules = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
+    let flagRules: FlagRules = { allow: [], deny: [], ask: [] };
     const canUseToolIn = (mode: CliOptions['permissionMode']): CanUseTool => {
       const policy = createPermissionPolicy({
         mode,
         rules: {
           // Starting a subagent is allowed by itself: the child's own tool calls each go through
           // this same policy. Deny rules (`--disallowedTools Agent`) still win over this allow.
-          allow: [...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...(structured ? [STRUCTURED_OUTPUT_TOOL] : []), ...settings.permissions.allow, ...options.allowedTools, ...sessionRules.allow],
-          deny: [...settings.permissions.deny, ...options.disallowedTools, ...sessionRules.deny],
-          ask: [...settings.permissions.ask, ...sessionRules.ask],
+          allow: [...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...(structured ? [STRUCTURED_OUTPUT_TOOL] : []), ...settings.permissions.allow, ...flagRules.allow, ...options.allowedTools, ...sessionRules.allow],
+          deny: [...settings.permissions.deny, ...flagRules.deny, ...options.disallowedTools, ...sessionRules.deny],
+          ask: [...settings.permissions.ask, ...flagRules.ask, ...sessionRules.ask],
         },
         cwd,
         homeDir: runEnv.homeDir,
@@ -524,6 +534,10 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       },
       addSessionRules: (behavior, rules) => {
         sessionRules[behavior].push(...rules);
+        canUseTool = canUseToolIn(permissionMode);
+      },
+      setFlagRules: (rules) => {
+        flagRules = rules;
         canUseTool = canUseToolIn(permissionMode);
       },
       traceTurn: () => telemetry.traceTurn(sessionId),

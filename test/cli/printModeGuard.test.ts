@@ -27,6 +27,7 @@ test('a loop that errors instead of ending with a terminal still yields one erro
     setMaxThinkingTokens: () => {},
     structuredOutput: () => undefined,
     addSessionRules: () => {},
+    setFlagRules: () => {},
     traceTurn: () => identity,
     close: async () => {},
   };

@@ -5,6 +5,7 @@
  */
 import { PERMISSION_MODES, type PermissionMode } from '../../permissions/modes.js';
 import type { ControlRequestLine } from './inputLines.js';
+import { flagSettingsChange, type FlagSettingsChange } from './flagSettings.js';
 
 /** What the session lets control requests change or read. */
 export interface SessionControls {
@@ -27,6 +28,8 @@ export interface SessionControls {
   mcpReconnect(serverName: string): Promise<void>;
   mcpToggle(serverName: string, enabled: boolean): Promise<void>;
   mcpReadResource(serverName: string, uri: string): Promise<Record<string, unknown>>;
+  /** `apply_flag_settings`, checked (`flagSettingsChange`): the model and the flag layer's rules. */
+  applyFlagSettings(change: FlagSettingsChange): void;
 }
 
 export type ControlAnswer = { readonly ok: Record<string, unknown> } | { readonly error: string };
@@ -115,6 +118,17 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
       if (typeof name !== 'string' || typeof uri !== 'string') return { error: 'mcp_read_resource: serverName and uri must be strings' };
       return later('mcp_read_resource', () => controls.mcpReadResource(name, uri));
     }
+    case 'apply_flag_settings': {
+      const change = flagSettingsChange(request['settings']);
+      if ('error' in change) return { error: `apply_flag_settings: ${change.error}` };
+      controls.applyFlagSettings(change);
+      return { ok: {} };
+    }
+    case 'update_settings':
+      return {
+        error:
+          'update_settings: not applicable to rxagent: the only keys Claude Code writes here (outputStyle to the local settings, effortLevel to the user settings) are settings rxagent does not read: it has one output style, and its effort comes from --effort',
+      };
     case 'get_binary_version':
       return { ok: { version: String(controls.initializeResponse()['claude_code_version'] ?? '') } };
     default:

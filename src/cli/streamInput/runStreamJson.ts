@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import type { MessageParam } from '../../protocol/content.js';
 import type { LoopEvent } from '../../loop/types.js';
 import type { CliOptions } from '../args.js';
-import type { PreparedRun, RunEnvironment } from '../buildRun.js';
+import type { FlagRules, PreparedRun, RunEnvironment } from '../buildRun.js';
 import type { OutputLine } from '../outputSchemas.js';
 import { answerControlRequest, controlResponseLine, type SessionControls } from './controlRequests.js';
 import { createControlChannel } from './controlChannel.js';
@@ -92,7 +92,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   const stdio = options.permissionPromptTool === 'stdio';
   // What the host changed during the process: a /clear's fresh session keeps it (Claude Code's
   // model, mode and "always allow" rules are the process's, not the conversation's).
-  const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }> } = { rules: [] };
+  const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }>; flagRules?: FlagRules } = { rules: [] };
   const sessionOptions = init?.success ? optionsWithInitialize(options, init.data) : options;
   // The host's in-process MCP servers (only a host that sent initialize has any).
   const sdkServers = init?.success ? createHostMcpServers(init.data.sdkMcpServers ?? [], channel) : undefined;
@@ -133,6 +133,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     if ('model' in carried) next.setModel(carried.model);
     if (carried.thinking !== undefined) next.setMaxThinkingTokens(carried.thinking);
     for (const r of carried.rules) next.addSessionRules(r.behavior, r.rules);
+    if (carried.flagRules) next.setFlagRules(carried.flagRules);
     return next;
   };
   const reopenRun = (sessionId: string, mode: PreparedRun['permissionMode']) =>
@@ -156,6 +157,13 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     contextUsage: () => contextUsageResponse(contextUsage(run, totals.lastUsage), run.agents.map((a) => a.name)),
     usage: () => usageResponse(totals, Date.now()),
     sessionCost: () => sessionCostResponse(totals, Date.now()),
+    applyFlagSettings: (change) => {
+      if (change.model !== undefined) controls.setModel(change.model ?? undefined);
+      if (change.rules) {
+        carried.flagRules = change.rules;
+        run.setFlagRules(change.rules);
+      }
+    },
     mcpSetServers: (servers) => setHostMcpServers(run, servers, sdkServers),
     mcpReconnect: async (name) => void (await mcpControlOf(run).reconnect(name)),
     mcpToggle: async (name, enabled) => void (await mcpControlOf(run).setEnabled(name, enabled)),
