@@ -30,7 +30,7 @@ import { workspaceSlug } from '../session/paths.js';
 import { continueLatest, fork, resume, startSession, type OpenedSession } from '../session/sessions.js';
 import { createBuiltinTools } from '../tools/builtin/createBuiltinTools.js';
 import { resolveToolNames } from './toolNames.js';
-import { createWorkspace } from '../tools/builtin/workspace.js';
+import { createWorkspace, type Workspace } from '../tools/builtin/workspace.js';
 import { createSandbox } from '../sandbox/createSandbox.js';
 import { describeSandbox, type SandboxStatus } from '../sandbox/types.js';
 import { commandNamesOf } from '../tools/builtin/shellParse.js';
@@ -139,6 +139,8 @@ export interface PreparedRun {
   readonly mcpToolNames?: readonly string[];
   /** Signs in to a remote MCP server with OAuth and connects it again (the interactive /mcp login). */
   readonly mcpSignIn?: McpSession['signIn'];
+  /** The file tools' workspace: its roots, Read rules and read-before-edit record (the host's `read_file`, `seed_read_state`). */
+  readonly workspace?: Workspace;
   /** The host's changes to the MCP servers (`mcp_set_servers`, `mcp_reconnect`, `mcp_toggle`, `mcp_read_resource`). */
   readonly mcpControl?: McpServerControl;
   /** The history the next turn starts from (the resumed session's, then each turn's result). */
@@ -485,6 +487,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       get mcpToolNames() {
         return mcpSession.tools().map((t) => t.name);
       },
+      workspace,
       mcpSignIn: mcpSession.signIn,
       mcpControl: { replaceServers: mcpSession.replaceServers, reconnect: mcpSession.reconnect, setEnabled: mcpSession.setEnabled, readResource: mcpSession.readResource },
       history: session.messages,

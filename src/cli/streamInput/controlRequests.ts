@@ -28,6 +28,11 @@ export interface SessionControls {
   mcpReconnect(serverName: string): Promise<void>;
   mcpToggle(serverName: string, enabled: boolean): Promise<void>;
   mcpReadResource(serverName: string, uri: string): Promise<Record<string, unknown>>;
+  /** `read_file` (the SDK's `SDKControlReadFileResponse`). */
+  readFile(request: { path: string; maxBytes?: number; encoding?: 'utf-8' | 'base64' }): Promise<Record<string, unknown>>;
+  seedReadState(path: string, mtime: number): Promise<void>;
+  /** `cancel_async_message`: drops a queued user message; false when it is not queued (already running or unknown). */
+  cancelQueued(uuid: string): boolean;
   /** `apply_flag_settings`, checked (`flagSettingsChange`): the model and the flag layer's rules. */
   applyFlagSettings(change: FlagSettingsChange): void;
 }
@@ -129,6 +134,33 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
         error:
           'update_settings: not applicable to rxagent: the only keys Claude Code writes here (outputStyle to the local settings, effortLevel to the user settings) are settings rxagent does not read: it has one output style, and its effort comes from --effort',
       };
+    case 'read_file': {
+      const path = request['path'];
+      const maxBytes = request['max_bytes'];
+      const encoding = request['encoding'];
+      if (typeof path !== 'string') return { error: 'read_file: path must be a string' };
+      if (maxBytes !== undefined && (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 0)) return { error: 'read_file: max_bytes must be a whole number >= 0' };
+      if (encoding !== undefined && encoding !== 'utf-8' && encoding !== 'base64') return { error: 'read_file: encoding must be utf-8 or base64' };
+      return later('read_file', () => controls.readFile({ path, ...(maxBytes === undefined ? {} : { maxBytes }), ...(encoding === undefined ? {} : { encoding }) }));
+    }
+    case 'seed_read_state': {
+      const path = request['path'];
+      const mtime = request['mtime'];
+      if (typeof path !== 'string' || typeof mtime !== 'number') return { error: 'seed_read_state: path must be a string and mtime a number' };
+      return later('seed_read_state', () => controls.seedReadState(path, mtime));
+    }
+    case 'cancel_async_message': {
+      const uuid = request['message_uuid'];
+      if (typeof uuid !== 'string') return { error: 'cancel_async_message: message_uuid must be a string' };
+      return { ok: { cancelled: controls.cancelQueued(uuid) } };
+    }
+    case 'stop_task':
+    case 'get_task_output':
+      return {
+        error: `${request.subtype}: not applicable to rxagent: it runs no background shell or Monitor tasks and prints no task_started lines, so there is no task id to name (a background subagent reports through its Agent call)`,
+      };
+    case 'background_tasks':
+      return { error: 'background_tasks: not applicable to rxagent: a running Bash or Agent call cannot be moved to the background; its batch waits for its result (start a subagent with run_in_background instead)' };
     case 'get_binary_version':
       return { ok: { version: String(controls.initializeResponse()['claude_code_version'] ?? '') } };
     default:

@@ -36,6 +36,7 @@ import { contextUsage, contextUsageResponse } from './contextUsage.js';
 import { localCommandOf } from './localCommands.js';
 import { sessionCostResponse, usageResponse } from './usageAnswers.js';
 import { mcpControlOf, setHostMcpServers } from './hostMcpServers.js';
+import { readFileForHost, seedReadState } from './hostFiles.js';
 
 export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
@@ -52,6 +53,11 @@ export type BuildStreamRun = (
   options: CliOptions,
   extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial' | 'onElicitation' | 'sessionStartSource'>,
 ) => Promise<PreparedRun>;
+
+function workspaceOf(run: PreparedRun) {
+  if (!run.workspace) throw new Error('this run has no file tools');
+  return run.workspace;
+}
 
 export async function runStreamJson(options: CliOptions, build: BuildStreamRun, io: StreamJsonIO): Promise<number> {
   const send = (line: Record<string, unknown> | OutputLine) => io.writeOut(JSON.stringify(line) + '\n');
@@ -157,6 +163,13 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     contextUsage: () => contextUsageResponse(contextUsage(run, totals.lastUsage), run.agents.map((a) => a.name)),
     usage: () => usageResponse(totals, Date.now()),
     sessionCost: () => sessionCostResponse(totals, Date.now()),
+    readFile: (request) => readFileForHost(workspaceOf(run), request),
+    seedReadState: async (path, mtime) => void (await seedReadState(workspaceOf(run), path, mtime)),
+    cancelQueued: (uuid) => {
+      const at = queue.findIndex((q) => q.uuid === uuid);
+      if (at >= 0) queue.splice(at, 1);
+      return at >= 0;
+    },
     applyFlagSettings: (change) => {
       if (change.model !== undefined) controls.setModel(change.model ?? undefined);
       if (change.rules) {
