@@ -69,6 +69,7 @@ import { withSettingsPermissionMode } from './settingsPermissionMode.js';
 import { LOCAL_COMMANDS } from './streamInput/localCommands.js';
 import { resumedAt, withoutPersistence } from './sessionViews.js';
 import { spendingOf, type SpentResponse } from './output/sessionSpending.js';
+import { permissionRulesState } from './streamInput/permissionRules.js';
 import { lineUuidsPath, recordLineUuids, recordOfLine } from './output/lineUuids.js';
 import { bashLimitsFromEnv } from './bashLimits.js';
 import { proxyDispatcherFromEnv } from './proxyDispatcher.js';
@@ -165,6 +166,8 @@ export interface PreparedRun {
   setMaxThinkingTokens(tokens: number | null): void;
   /** Rules the host granted for the rest of the session ("always allow"). */
   addSessionRules(behavior: 'allow' | 'deny' | 'ask', rules: readonly string[]): void;
+  /** `list_permission_rules`: every rule of the session's policy with its source. */
+  readonly permissionRules?: () => Promise<Record<string, unknown>>;
   /** The host's flag-settings rules (`apply_flag_settings` permissions): replace the earlier ones. */
   setFlagRules(rules: FlagRules): void;
   /** Each turn's events go through this: OpenTelemetry spans when telemetry is on, else nothing. */
@@ -539,6 +542,17 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         sessionRules[behavior].push(...rules);
         canUseTool = canUseToolIn(permissionMode);
       },
+      permissionRules: () =>
+        permissionRulesState({
+          cwd,
+          homeDir: runEnv.homeDir,
+          ...(options.settings === undefined ? {} : { settingsFile: options.settings }),
+          ...(options.settingSources ? { sources: options.settingSources } : {}),
+          addDirs: options.addDirs,
+          cliArg: { allow: options.allowedTools, deny: options.disallowedTools },
+          flag: () => flagRules,
+          session: () => sessionRules,
+        }),
       setFlagRules: (rules) => {
         flagRules = rules;
         canUseTool = canUseToolIn(permissionMode);

@@ -33,6 +33,7 @@ export interface SessionControls {
   seedReadState(path: string, mtime: number): Promise<void>;
   /** `cancel_async_message`: drops a queued user message; false when it is not queued (already running or unknown). */
   cancelQueued(uuid: string): boolean;
+  permissionRules(): Promise<Record<string, unknown>>;
   /** `apply_flag_settings`, checked (`flagSettingsChange`): the model and the flag layer's rules. */
   applyFlagSettings(change: FlagSettingsChange): void;
 }
@@ -129,6 +130,8 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
       controls.applyFlagSettings(change);
       return { ok: {} };
     }
+    case 'list_permission_rules':
+      return later('list_permission_rules', () => controls.permissionRules());
     case 'update_settings':
       return {
         error:

@@ -170,6 +170,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       if (at >= 0) queue.splice(at, 1);
       return at >= 0;
     },
+    permissionRules: () => (run.permissionRules ? run.permissionRules() : Promise.reject(new Error('this run keeps no permission rules'))),
     applyFlagSettings: (change) => {
       if (change.model !== undefined) controls.setModel(change.model ?? undefined);
       if (change.rules) {
