@@ -164,6 +164,13 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
       };
     case 'background_tasks':
       return { error: 'background_tasks: not applicable to rxagent: a running Bash or Agent call cannot be moved to the background; its batch waits for its result (start a subagent with run_in_background instead)' };
+    case 'mcp_call':
+      return { error: 'mcp_call: not supported by rxagent: no SDK method sends it and sdk.d.ts gives its answer no type; an MCP tool runs in a turn' };
+    case 'get_settings':
+    case 'get_hooks_listing':
+      return { error: `${request.subtype}: not supported by rxagent yet (the SDK's public Query type has no method for it); list_permission_rules and mcp_status answer what the session holds` };
+    case 'request_user_dialog':
+      return { error: 'request_user_dialog: goes from the engine to the host, and no rxagent tool renders a dialog, so rxagent neither sends nor answers it' };
     case 'get_binary_version':
       return { ok: { version: String(controls.initializeResponse()['claude_code_version'] ?? '') } };
     default:
