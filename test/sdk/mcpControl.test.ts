@@ -101,3 +101,34 @@ test('setMcpServers, toggleMcpServer, reconnectMcpServer and readMcpResource cha
   expect([...(observed['cleared'] as { removed: string[] }).removed].sort()).toEqual(['broken', 'calc', 'ui']);
   expect(toolNames(requests[6]).filter((n) => n.startsWith('mcp__'))).toEqual([]);
 }, 120_000);
+
+test("an in-process server's own tools/list_changed (mcp_message to the engine) brings its new tool into the next request", async () => {
+  const server = calc();
+  let resolveQuery!: (q: Query) => void;
+  const queryReady = new Promise<Query>((resolve) => (resolveQuery = resolve));
+  let resultSeen!: () => void;
+  const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
+  const input = (async function* (): AsyncGenerator<SDKUserMessage> {
+    const q = await queryReady;
+    let turn = nextResult();
+    yield userMessage('one');
+    await turn;
+    // The SDK's McpServer announces the new tool to its client: the host sends it to us as mcp_message.
+    server.instance.registerTool('late', { description: 'Added during the session', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'late' }] }));
+    // A round trip after it: the engine has read the notification before the next message comes.
+    await q.mcpServerStatus();
+    turn = nextResult();
+    yield userMessage('two');
+    await turn;
+  })();
+  const { messages, server: model, stderr } = await runQuery([answer('one'), answer('two')], input, { mcpServers: { calc: server } }, {
+    withQuery: resolveQuery,
+    onMessage: (m) => void (m.type === 'result' && resultSeen()),
+  });
+  expect(resultOf(messages).map((r) => r.subtype)).toEqual(['success', 'success']);
+  const [first, second] = model.requests.map((r) => toolNames(r.body));
+  expect(first).toContain('mcp__calc__add');
+  expect(first).not.toContain('mcp__calc__late');
+  expect(second).toEqual(expect.arrayContaining(['mcp__calc__add', 'mcp__calc__late']));
+  expect(stderr).not.toMatch(/mcp_message/);
+}, 120_000);

@@ -34,6 +34,8 @@ export interface SessionControls {
   /** `cancel_async_message`: drops a queued user message; false when it is not queued (already running or unknown). */
   cancelQueued(uuid: string): boolean;
   permissionRules(): Promise<Record<string, unknown>>;
+  /** `mcp_message` from the host: its in-process server's own message; false when no such server is connected. */
+  mcpServerMessage(serverName: string, message: Record<string, unknown>): boolean;
   /** `apply_flag_settings`, checked (`flagSettingsChange`): the model and the flag layer's rules. */
   applyFlagSettings(change: FlagSettingsChange): void;
 }
@@ -164,6 +166,12 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
       };
     case 'background_tasks':
       return { error: 'background_tasks: not applicable to rxagent: a running Bash or Agent call cannot be moved to the background; its batch waits for its result (start a subagent with run_in_background instead)' };
+    case 'mcp_message': {
+      const name = request['server_name'];
+      const message = request['message'];
+      if (typeof name !== 'string' || !isRecord(message)) return { error: 'mcp_message: server_name must be a string and message a JSON-RPC message' };
+      return controls.mcpServerMessage(name, message) ? { ok: {} } : { error: `mcp_message: no in-process MCP server named ${JSON.stringify(name)} is connected` };
+    }
     case 'mcp_call':
       return { error: 'mcp_call: not supported by rxagent: no SDK method sends it and sdk.d.ts gives its answer no type; an MCP tool runs in a turn' };
     case 'get_settings':

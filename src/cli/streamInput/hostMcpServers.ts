@@ -9,26 +9,38 @@ import { parseServerRecord, type McpServerConfig } from '../../mcp/config.js';
 import type { McpServerControl } from '../../mcp/serverControl.js';
 import type { PreparedRun } from '../buildRun.js';
 import type { ControlChannel } from './controlChannel.js';
-import { sdkMcpServerConfigs } from './sdkMcpBridge.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { sdkMcpServerConfigs, type LiveBridges } from './sdkMcpBridge.js';
 
 export interface HostMcpServers {
   /** The servers `initialize` named, for the run's start. */
   configs(): Record<string, McpServerConfig>;
   /** The one config of an in-process server of this name. */
   configFor(name: string): McpServerConfig;
+  /** A message the host's server sent on its own (`mcp_message` to us): false when that server has no open connection. */
+  deliver(name: string, message: JSONRPCMessage): boolean;
 }
 
 export function createHostMcpServers(initial: readonly string[], channel: ControlChannel): HostMcpServers {
   const byName = new Map<string, McpServerConfig>();
+  const live: LiveBridges = new Map();
   const configFor = (name: string): McpServerConfig => {
     let config = byName.get(name);
     if (!config) {
-      config = sdkMcpServerConfigs([name], channel)[name] as McpServerConfig;
+      config = sdkMcpServerConfigs([name], channel, live)[name] as McpServerConfig;
       byName.set(name, config);
     }
     return config;
   };
-  return { configs: () => Object.fromEntries(initial.map((name) => [name, configFor(name)])), configFor };
+  return {
+    configs: () => Object.fromEntries(initial.map((name) => [name, configFor(name)])),
+    configFor,
+    deliver: (name, message) => {
+      const bridge = live.get(name);
+      bridge?.deliver(message);
+      return bridge !== undefined;
+    },
+  };
 }
 
 export function mcpControlOf(run: PreparedRun): McpServerControl {

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { MessageParam } from '../../protocol/content.js';
 import type { LoopEvent } from '../../loop/types.js';
 import type { CliOptions } from '../args.js';
@@ -170,6 +171,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       if (at >= 0) queue.splice(at, 1);
       return at >= 0;
     },
+    mcpServerMessage: (name, message) => sdkServers?.deliver(name, message as unknown as JSONRPCMessage) ?? false,
     permissionRules: () => (run.permissionRules ? run.permissionRules() : Promise.reject(new Error('this run keeps no permission rules'))),
     applyFlagSettings: (change) => {
       if (change.model !== undefined) controls.setModel(change.model ?? undefined);

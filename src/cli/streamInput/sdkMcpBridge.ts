@@ -9,6 +9,8 @@
  * to `onmessage` as the server's reply; a notification's (the host acknowledges it with an
  * empty result) is dropped. A host that fails or never answers (the channel's bound) fails the
  * request with a JSON-RPC error reply, so the MCP client reports it like a broken server.
+ * What the server sends on its own (a `tools/list_changed` notification, a request to the client)
+ * comes from the host as an `mcp_message` request to us, delivered to the live connection.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -64,7 +66,21 @@ class SdkMcpBridgeTransport implements Transport {
   }
 }
 
-/** The MCP server configs of the host's in-process servers, by name. */
-export function sdkMcpServerConfigs(names: readonly string[], channel: ControlChannel): Record<string, McpServerConfig> {
-  return Object.fromEntries(names.map((name) => [name, { type: 'transport' as const, transport: () => new SdkMcpBridgeTransport(channel, name) }]));
+/** The open connection of each in-process server, by name: where the server's own messages go. */
+export type LiveBridges = Map<string, { deliver(message: JSONRPCMessage): void }>;
+
+/** The MCP server configs of the host's in-process servers, by name; each connection registers in `live` while open. */
+export function sdkMcpServerConfigs(names: readonly string[], channel: ControlChannel, live?: LiveBridges): Record<string, McpServerConfig> {
+  const open = (name: string) => {
+    const transport = new SdkMcpBridgeTransport(channel, name);
+    const entry = { deliver: (message: JSONRPCMessage) => transport.onmessage?.(message) };
+    live?.set(name, entry);
+    const close = transport.close.bind(transport);
+    transport.close = async () => {
+      if (live?.get(name) === entry) live.delete(name);
+      await close();
+    };
+    return transport;
+  };
+  return Object.fromEntries(names.map((name) => [name, { type: 'transport' as const, transport: () => open(name) }]));
 }
