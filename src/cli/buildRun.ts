@@ -70,6 +70,7 @@ import { LOCAL_COMMANDS } from './streamInput/localCommands.js';
 import { resumedAt, withoutPersistence } from './sessionViews.js';
 import { spendingOf, type SpentResponse } from './output/sessionSpending.js';
 import { permissionRulesState } from './streamInput/permissionRules.js';
+import { hooksListing } from './streamInput/hooksListing.js';
 import { lineUuidsPath, recordLineUuids, recordOfLine } from './output/lineUuids.js';
 import { bashLimitsFromEnv } from './bashLimits.js';
 import { proxyDispatcherFromEnv } from './proxyDispatcher.js';
@@ -166,6 +167,8 @@ export interface PreparedRun {
   setMaxThinkingTokens(tokens: number | null): void;
   /** Rules the host granted for the rest of the session ("always allow"). */
   addSessionRules(behavior: 'allow' | 'deny' | 'ask', rules: readonly string[]): void;
+  /** `get_hooks_listing`: the session's hooks by event, each with its source. */
+  readonly hooksListing?: () => Promise<Record<string, unknown>>;
   /** `list_permission_rules`: every rule of the session's policy with its source. */
   readonly permissionRules?: () => Promise<Record<string, unknown>>;
   /** The host's flag-settings rules (`apply_flag_settings` permissions): replace the earlier ones. */
@@ -542,6 +545,14 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         sessionRules[behavior].push(...rules);
         canUseTool = canUseToolIn(permissionMode);
       },
+      hooksListing: () =>
+        hooksListing({
+          cwd,
+          homeDir: runEnv.homeDir,
+          ...(options.settings === undefined ? {} : { settingsFile: options.settings }),
+          ...(options.settingSources ? { sources: options.settingSources } : {}),
+          ...(runEnv.extraHooks ? { hostHooks: runEnv.extraHooks } : {}),
+        }),
       permissionRules: () =>
         permissionRulesState({
           cwd,

@@ -53,3 +53,37 @@ test('every rule with its source: user, project and local files, CLI flags, the 
     await server.close();
   }
 }, 60_000);
+
+test('get_hooks_listing: settings-file hooks and the host callbacks by event, with their sources; control characters shown escaped', async () => {
+  const sandbox = makeSandbox();
+  const hooks = (event: string, matcher: string | undefined, command: string) => ({ hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command, timeout: 5 }] }] } });
+  mkdirSync(join(sandbox.home, '.claude'), { recursive: true });
+  writeFileSync(join(sandbox.home, '.claude', 'settings.json'), JSON.stringify(hooks('PreToolUse', 'Bash', 'echo \u001b[2Jcleared')));
+  mkdirSync(join(sandbox.cwd, '.claude'), { recursive: true });
+  writeFileSync(join(sandbox.cwd, '.claude', 'settings.json'), JSON.stringify(hooks('Stop', undefined, 'true')));
+  const server = await startScriptedServer({ script: [] });
+  const host = startStreamHost([], { ...sandbox, baseURL: server.baseURL });
+  try {
+    host.send({ type: 'control_request', request_id: 'init', request: { subtype: 'initialize', hooks: { PreToolUse: [{ matcher: 'Write', hookCallbackIds: ['cb1'] }] } } });
+    await host.waitFor(responseTo('init'), 'the initialize answer');
+    host.send({ type: 'control_request', request_id: 'h', request: { subtype: 'get_hooks_listing' } });
+    const answer = (await host.waitFor(responseTo('h'), 'the get_hooks_listing answer'))['response'] as { subtype: string; response: Record<string, unknown> };
+    expect(answer.subtype).toBe('success');
+    expect(answer.response['events']).toEqual([
+      expect.objectContaining({ name: 'PreToolUse', supportsMatcher: true, hookCount: 2 }),
+      expect.objectContaining({ name: 'Stop', supportsMatcher: false, hookCount: 1 }),
+    ]);
+    expect(answer.response['hooks']).toEqual([
+      { event: 'PreToolUse', matcher: 'Bash', source: 'userSettings', sourceLabel: 'User settings', type: 'command', displayText: 'echo \\u001b[2Jcleared', commandText: 'echo \\u001b[2Jcleared', contentLabel: 'Command', timeout: 5 },
+      expect.objectContaining({ event: 'PreToolUse', matcher: 'Write', source: 'sessionHook', type: 'callback' }),
+      expect.objectContaining({ event: 'Stop', matcher: '', source: 'projectSettings', commandText: 'true' }),
+    ]);
+    expect((answer.response['eventCatalog'] as unknown[]).length).toBeGreaterThanOrEqual(12);
+    expect(answer.response['policy']).toMatchObject({ disabledByPolicy: false, allDisabled: false, policyHookCount: 0 });
+    host.end();
+    expect((await host.done).code).toBe(0);
+  } finally {
+    host.end();
+    await server.close();
+  }
+}, 60_000);

@@ -34,6 +34,7 @@ export interface SessionControls {
   /** `cancel_async_message`: drops a queued user message; false when it is not queued (already running or unknown). */
   cancelQueued(uuid: string): boolean;
   permissionRules(): Promise<Record<string, unknown>>;
+  hooksListing(): Promise<Record<string, unknown>>;
   /** `mcp_message` from the host: its in-process server's own message; false when no such server is connected. */
   mcpServerMessage(serverName: string, message: Record<string, unknown>): boolean;
   /** `apply_flag_settings`, checked (`flagSettingsChange`): the model and the flag layer's rules. */
@@ -174,9 +175,10 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
     }
     case 'mcp_call':
       return { error: 'mcp_call: not supported by rxagent: no SDK method sends it and sdk.d.ts gives its answer no type; an MCP tool runs in a turn' };
-    case 'get_settings':
     case 'get_hooks_listing':
-      return { error: `${request.subtype}: not supported by rxagent yet (the SDK's public Query type has no method for it); list_permission_rules and mcp_status answer what the session holds` };
+      return later('get_hooks_listing', () => controls.hooksListing());
+    case 'get_settings':
+      return { error: 'get_settings: not supported by rxagent yet (sdk.d.ts types no answer and the public Query type has no method for it); list_permission_rules and get_hooks_listing answer what the session holds' };
     case 'request_user_dialog':
       return { error: 'request_user_dialog: goes from the engine to the host, and no rxagent tool renders a dialog, so rxagent neither sends nor answers it' };
     case 'get_binary_version':

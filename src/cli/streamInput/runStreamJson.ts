@@ -172,6 +172,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       return at >= 0;
     },
     mcpServerMessage: (name, message) => sdkServers?.deliver(name, message as unknown as JSONRPCMessage) ?? false,
+    hooksListing: () => (run.hooksListing ? run.hooksListing() : Promise.reject(new Error('this run keeps no hooks listing'))),
     permissionRules: () => (run.permissionRules ? run.permissionRules() : Promise.reject(new Error('this run keeps no permission rules'))),
     applyFlagSettings: (change) => {
       if (change.model !== undefined) controls.setModel(change.model ?? undefined);
