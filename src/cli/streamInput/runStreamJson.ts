@@ -27,7 +27,7 @@ import { createHostElicitation } from './hostElicitation.js';
 import { createHostPermissionAsk, ruleText } from './hostPermission.js';
 import { appliedFields, initializeAnswer, initializeRequestSchema, optionsWithInitialize } from './initialize.js';
 import { parseInputLine, type InputLine } from './inputLines.js';
-import { createHostMcpServers } from './hostMcpServers.js';
+import { createHostMcpServers, mcpControlOf, setHostMcpServers } from './hostMcpServers.js';
 import { startTurn, type RunningTurn } from './runTurn.js';
 import { createSessionTotals } from '../output/runMapper.js';
 import { startCompactTurn } from './compactTurn.js';
@@ -36,7 +36,6 @@ import { startReportTurn } from './reportTurn.js';
 import { contextUsage, contextUsageResponse } from './contextUsage.js';
 import { localCommandOf } from './localCommands.js';
 import { sessionCostResponse, usageResponse } from './usageAnswers.js';
-import { mcpControlOf, setHostMcpServers } from './hostMcpServers.js';
 import { readFileForHost, seedReadState } from './hostFiles.js';
 
 export interface StreamJsonIO {
