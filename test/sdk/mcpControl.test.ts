@@ -132,3 +132,24 @@ test("an in-process server's own tools/list_changed (mcp_message to the engine) 
   expect(second).toEqual(expect.arrayContaining(['mcp__calc__add', 'mcp__calc__late']));
   expect(stderr).not.toMatch(/mcp_message/);
 }, 120_000);
+
+test('the servers setMcpServers added are still there after /clear', async () => {
+  let resolveQuery!: (q: Query) => void;
+  const queryReady = new Promise<Query>((resolve) => (resolveQuery = resolve));
+  let resultSeen!: () => void;
+  const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
+  const input = (async function* (): AsyncGenerator<SDKUserMessage> {
+    const q = await queryReady;
+    await q.setMcpServers({ ui: { command: process.execPath, args: [UI_SERVER] } });
+    let turn = nextResult();
+    yield userMessage('/clear');
+    await turn;
+    turn = nextResult();
+    yield userMessage('after clear');
+    await turn;
+  })();
+  const { messages, server } = await runQuery([answer('fresh')], input, {}, { withQuery: resolveQuery, onMessage: (m) => void (m.type === 'result' && resultSeen()) });
+  expect(resultOf(messages).map((r) => r.subtype)).toEqual(['success', 'success']);
+  expect(messages.some((m) => m.type === 'conversation_reset')).toBe(true);
+  expect(toolNames(server.requests[0]?.body)).toContain('mcp__ui__ping');
+}, 120_000);

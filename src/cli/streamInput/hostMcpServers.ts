@@ -50,8 +50,8 @@ export function mcpControlOf(run: PreparedRun): McpServerControl {
 
 const isSdkServer = (value: unknown) => typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'sdk';
 
-/** `mcp_set_servers`: the SDK's `McpSetServersResult`. */
-export async function setHostMcpServers(run: PreparedRun, raw: Record<string, unknown>, host: HostMcpServers | undefined): Promise<Record<string, unknown>> {
+/** `mcp_set_servers`: the SDK's `McpSetServersResult`. `applied` is told the servers the run now has from the host (a /clear's new run gets them too). */
+export async function setHostMcpServers(run: PreparedRun, raw: Record<string, unknown>, host: HostMcpServers | undefined, applied?: (servers: Record<string, McpServerConfig>) => void): Promise<Record<string, unknown>> {
   const servers: Record<string, McpServerConfig> = {};
   const errors: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -67,5 +67,6 @@ export async function setHostMcpServers(run: PreparedRun, raw: Record<string, un
     }
   }
   const result = await mcpControlOf(run).replaceServers(servers);
+  applied?.(servers);
   return { added: result.added, removed: result.removed, errors: { ...errors, ...result.errors } };
 }

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { MessageParam } from '../../protocol/content.js';
+import type { McpServerConfig } from '../../mcp/config.js';
 import type { LoopEvent } from '../../loop/types.js';
 import type { CliOptions } from '../args.js';
 import type { FlagRules, PreparedRun, RunEnvironment } from '../buildRun.js';
@@ -98,7 +99,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   const stdio = options.permissionPromptTool === 'stdio';
   // What the host changed during the process: a /clear's fresh session keeps it (Claude Code's
   // model, mode and "always allow" rules are the process's, not the conversation's).
-  const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }>; flagRules?: FlagRules } = { rules: [] };
+  const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }>; flagRules?: FlagRules; mcpServers?: Record<string, McpServerConfig> } = { rules: [] };
   const sessionOptions = init?.success ? optionsWithInitialize(options, init.data) : options;
   // The host's in-process MCP servers (only a host that sent initialize has any).
   const sdkServers = init?.success ? createHostMcpServers(init.data.sdkMcpServers ?? [], channel) : undefined;
@@ -140,6 +141,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     if (carried.thinking !== undefined) next.setMaxThinkingTokens(carried.thinking);
     for (const r of carried.rules) next.addSessionRules(r.behavior, r.rules);
     if (carried.flagRules) next.setFlagRules(carried.flagRules);
+    // The host's mcp_set_servers servers are the process's too (a failed one is in the answer it already got).
+    if (carried.mcpServers) await next.mcpControl?.replaceServers(carried.mcpServers);
     return next;
   };
   const reopenRun = (sessionId: string, mode: PreparedRun['permissionMode']) =>
@@ -180,7 +183,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
         run.setFlagRules(change.rules);
       }
     },
-    mcpSetServers: (servers) => setHostMcpServers(run, servers, sdkServers),
+    mcpSetServers: (servers) => setHostMcpServers(run, servers, sdkServers, (applied) => (carried.mcpServers = applied)),
     mcpReconnect: async (name) => void (await mcpControlOf(run).reconnect(name)),
     mcpToggle: async (name, enabled) => void (await mcpControlOf(run).setEnabled(name, enabled)),
     mcpReadResource: async (name, uri) => ({ ...(await mcpControlOf(run).readResource(name, uri)) }),
