@@ -72,6 +72,8 @@ export interface CliOptions {
   readonly sessionStore: string | undefined;
   /** `--settings`: a file name or inline JSON. */
   readonly settings: string | undefined;
+  /** `--managed-settings <file-or-json>`: the Agent SDK's policy tier (deny/ask rules only, see loadSettings). */
+  readonly managedSettings: string | undefined;
   /** undefined = every source (Claude Code's default). */
   readonly settingSources: readonly SettingSource[] | undefined;
   readonly addDirs: readonly string[];
@@ -250,6 +252,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     noSessionPersistence: v['no-session-persistence'] === true,
     sessionStore: v['session-store'],
     settings: v.settings,
+    managedSettings: v['managed-settings'],
     settingSources: settingSourcesOf(v['setting-sources']),
     addDirs: v['add-dir'] ?? [],
     systemPrompt: v['system-prompt'],

@@ -24,6 +24,7 @@ export const IGNORED_FLAGS = {
   'plugin-dir-no-mcp': { type: 'string', multiple: true },
   'resume-drops-turn': { type: 'string' },
   'managed-settings-in-initialize': { type: 'boolean' },
+  'managed-settings': { type: 'string' },
 } as const;
 
 export const OPTION_CONFIG = {
@@ -137,6 +138,8 @@ Options:
   --session-store <url>             Keep transcripts in PostgreSQL (postgres://…; default: files;
                                     also RXAGENT_SESSION_STORE)
   --settings <file-or-json>         Extra settings (hooks, permission rules, env, model)
+  --managed-settings <file-or-json> Policy settings from a parent process (the Agent SDK's
+                                    managedSettings): only their deny and ask rules apply
   --setting-sources <list>          Which of user,project,local settings to read (default all)
   --add-dir <dirs...>               Other directories the file tools may use
   --system-prompt <text>            Replace the system prompt (--system-prompt-file <file>)

@@ -228,6 +228,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
     cwd,
     homeDir: runEnv.homeDir,
     ...(flagOptions.settings ? { settingsFile: flagOptions.settings } : {}),
+    ...(flagOptions.managedSettings ? { managedSettings: flagOptions.managedSettings } : {}),
     ...(flagOptions.settingSources ? { sources: flagOptions.settingSources } : {}),
   });
   settings.warnings.forEach(runEnv.onWarning);
@@ -558,6 +559,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
           cwd,
           homeDir: runEnv.homeDir,
           ...(options.settings === undefined ? {} : { settingsFile: options.settings }),
+          ...(options.managedSettings === undefined ? {} : { managedSettings: options.managedSettings }),
           ...(options.settingSources ? { sources: options.settingSources } : {}),
           addDirs: options.addDirs,
           cliArg: { allow: options.allowedTools, deny: options.disallowedTools },

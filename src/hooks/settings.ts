@@ -8,6 +8,8 @@
  * | `local`   | `<cwd>/.claude/settings.local.json` (where the interactive view  |
  * |           | saves "don't ask again" rules, as Claude Code does)             |
  * | flag      | `--settings <file-or-json>` (always read)                        |
+ * | policy    | `--managed-settings <file-or-json>` (the Agent SDK's             |
+ * |           | `managedSettings`): restrictive keys only, see `policyLayer`     |
  *
  * as Claude Code orders them (`--setting-sources` picks which of the first three are read).
  * Hooks and permission rules are concatenated in that order; `model` and each `env` variable
@@ -231,6 +233,8 @@ export interface LoadSettingsOptions {
   readonly settingsFile?: string;
   /** `--setting-sources`: default every source. */
   readonly sources?: readonly SettingSourceName[];
+  /** `--managed-settings` (the Agent SDK's `managedSettings`): a file or inline JSON, as `settingsFile`. */
+  readonly managedSettings?: string;
 }
 
 /** Loads the settings of the chosen sources and `--settings`, lowest precedence first, and merges them. */
@@ -248,14 +252,42 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   const seen = new Set<string>();
   const chosen = candidates.filter((c) => wanted.has(c.source) && !seen.has(c.file) && (seen.add(c.file), true));
   const loaded = await Promise.all(chosen.map(async (c) => withSource(await (c.claude ? readClaudeSettingsFile(c.file) : readSettingsFile(c.file, true)), c.source)));
-  const flag = options.settingsFile;
-  const explicit =
-    flag === undefined
-      ? undefined
-      : flag.trimStart().startsWith('{')
-        ? parseSettingsText(flag, '--settings (inline JSON)')
-        : await readSettingsFile(resolve(cwd, flag), false);
-  return withTrustedDefaultMode(mergeSettings(...loaded, explicit));
+  const explicit = await flagLayer(options.settingsFile, cwd, '--settings');
+  const managed = await flagLayer(options.managedSettings, cwd, '--managed-settings');
+  return withTrustedDefaultMode(mergeSettings(...loaded, explicit, managed && policyLayer(managed)));
+}
+
+/** A layer given on the command line: inline JSON (text starting with `{`) or a file that must exist. */
+async function flagLayer(given: string | undefined, cwd: string, flag: string): Promise<Settings | undefined> {
+  if (given === undefined) return undefined;
+  return given.trimStart().startsWith('{') ? parseSettingsText(given, `${flag} (inline JSON)`) : readSettingsFile(resolve(cwd, given), false);
+}
+
+/**
+ * The policy tier a parent process supplies (`--managed-settings`). Claude Code takes it
+ * restrictive-only: it may forbid, never widen, so of what rxagent reads from settings only the
+ * `deny` and `ask` rules apply (above every other source). Everything else it sets is named in
+ * one warning and left out, rather than silently widening (an `allow` rule, a mode, hooks,
+ * env) or pretending to enforce a key rxagent does not have.
+ */
+function policyLayer(managed: Settings): Settings {
+  const ignored = [
+    ...(managed.permissions.allow.length > 0 ? ['permissions.allow'] : []),
+    ...(Object.keys(managed.hooks).length > 0 ? ['hooks'] : []),
+    ...(Object.keys(managed.env).length > 0 ? ['env'] : []),
+    ...(Object.keys(managed.sandbox).length > 0 ? ['sandbox'] : []),
+    ...(managed.model !== undefined ? ['model'] : []),
+    ...(managed.defaultMode !== undefined ? ['permissions.defaultMode'] : []),
+  ];
+  return {
+    ...EMPTY_SETTINGS,
+    permissions: { allow: [], deny: managed.permissions.deny, ask: managed.permissions.ask },
+    files: managed.files,
+    warnings: [
+      ...managed.warnings,
+      ...(ignored.length > 0 ? [`--managed-settings: ${ignored.join(', ')} not applied (the policy tier only restricts: its permissions.deny and permissions.ask rules apply)`] : []),
+    ],
+  };
 }
 
 function withSource(settings: Settings | undefined, source: SettingSourceName): Settings | undefined {

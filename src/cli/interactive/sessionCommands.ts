@@ -66,7 +66,12 @@ export async function resumeCommand(args: string, ctx: SessionCommandContext): P
 
 async function showRules(ctx: SessionCommandContext): Promise<string> {
   const { options, run } = ctx.session;
-  const settings = await loadSettings({ cwd: run.cwd, homeDir: ctx.homeDir, ...(options.settings ? { settingsFile: options.settings } : {}) });
+  const settings = await loadSettings({
+    cwd: run.cwd,
+    homeDir: ctx.homeDir,
+    ...(options.settings ? { settingsFile: options.settings } : {}),
+    ...(options.managedSettings ? { managedSettings: options.managedSettings } : {}),
+  });
   const lines = [`Permission mode: ${run.permissionMode}`];
   const list = (title: string, rules: readonly string[]) => lines.push(rules.length === 0 ? `${title}: (none)` : `${title}:`, ...rules.map((r) => `  ${escapeForTerminal(r, { newlines: 'escape' }).text}`));
   list('Allow', [...settings.permissions.allow, ...options.allowedTools]);

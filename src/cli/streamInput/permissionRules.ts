@@ -11,7 +11,7 @@ import { loadSettings, type SettingSourceName } from '../../hooks/settings.js';
 import type { FlagRules } from '../buildRun.js';
 
 type Behaviour = 'allow' | 'deny' | 'ask';
-type Source = 'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings' | 'cliArg' | 'session';
+type Source = 'userSettings' | 'projectSettings' | 'localSettings' | 'flagSettings' | 'policySettings' | 'cliArg' | 'session';
 
 interface RuleEntry {
   readonly behavior: Behaviour;
@@ -25,6 +25,8 @@ export interface PermissionRuleInputs {
   readonly homeDir: string;
   /** `--settings` (a file or inline JSON). */
   readonly settingsFile?: string;
+  /** `--managed-settings` (the policy tier: only its deny and ask rules apply). */
+  readonly managedSettings?: string;
   /** `--setting-sources` (default: every source). */
   readonly sources?: readonly SettingSourceName[];
   readonly addDirs: readonly string[];
@@ -40,7 +42,7 @@ const SETTINGS_SOURCES: ReadonlyArray<readonly [SettingSourceName, Source]> = [
 ];
 
 const editabilityOf = (source: Source): RuleEntry['editability'] =>
-  source === 'cliArg' || source === 'session' ? 'session' : source === 'flagSettings' ? 'readonly' : 'persistent';
+  source === 'cliArg' || source === 'session' ? 'session' : source === 'flagSettings' || source === 'policySettings' ? 'readonly' : 'persistent';
 
 function entries(source: Source, rules: Partial<Record<Behaviour, readonly string[]>>): RuleEntry[] {
   return (['allow', 'deny', 'ask'] as const).flatMap((behavior) => (rules[behavior] ?? []).map((rule) => ({ behavior, source, rule, editability: editabilityOf(source) })));
@@ -55,6 +57,9 @@ export async function permissionRulesState(inputs: PermissionRuleInputs): Promis
   }
   if (inputs.settingsFile !== undefined) {
     rules.push(...entries('flagSettings', (await loadSettings({ cwd: inputs.cwd, homeDir: inputs.homeDir, sources: [], settingsFile: inputs.settingsFile })).permissions));
+  }
+  if (inputs.managedSettings !== undefined) {
+    rules.push(...entries('policySettings', (await loadSettings({ cwd: inputs.cwd, homeDir: inputs.homeDir, sources: [], managedSettings: inputs.managedSettings })).permissions));
   }
   rules.push(...entries('flagSettings', inputs.flag()), ...entries('cliArg', inputs.cliArg), ...entries('session', inputs.session()));
   return {
