@@ -58,22 +58,9 @@ export interface ProtectedMounts {
   readonly placeholders: readonly string[];
 }
 
-/** The fds the bwrap command line refers to: 3 the seccomp filter, 4 the bridge's channel, 5 bwrap's `--info-fd`, 6 the lifeline. */
+/** The fds the bwrap command line refers to: 3 the seccomp filter, 4 the bridge's channel, 5 bwrap's `--info-fd`. */
 export const SECCOMP_FD = 3;
 export const INFO_FD = 5;
-export const LIFELINE_FD = 6;
-
-/**
- * The first thing run inside: a watchdog that kills everything in the sandbox's PID namespace
- * once fd 6 reads end-of-file, which happens when rxagent is gone (only rxagent holds the other
- * end, and never writes). `--die-with-parent` alone leaves a gap: bwrap sets its parent-death
- * signal only after it has started, so an rxagent that dies (EPIPE, SIGKILL) in the first
- * moments of a call left that sandbox running for good. End-of-file cannot be missed: if rxagent
- * is already gone when the watchdog starts, its read returns at once. The command itself runs
- * without fd 6, as `$0` of this launcher (as with the proxy's launcher).
- */
-export const LIFELINE_LAUNCHER =
-  `( trap '' HUP INT TERM; read -r -u ${LIFELINE_FD} _; kill -KILL -1 ) </dev/null >/dev/null 2>&1 & exec ${LIFELINE_FD}<&-; `;
 
 /** The bwrap argv (without the bwrap path itself) that runs `bash -c command` confined. */
 export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, access: SandboxAccess, protectedMounts: ProtectedMounts): string[] {
@@ -89,8 +76,8 @@ export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, ac
   args.push('--die-with-parent', '--new-session', '--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
   if (config.seccomp !== undefined) args.push('--seccomp', String(SECCOMP_FD));
   // Through the proxy: the bridge runs first, then the command itself runs as `$0` of the launcher.
-  if (config.network === 'proxy') args.push(...proxyBwrapArgs(config.node), '--', config.bash, '-c', LIFELINE_LAUNCHER + BRIDGE_LAUNCHER, command);
-  else args.push('--', config.bash, '-c', `${LIFELINE_LAUNCHER}exec "$BASH" -c "$0"`, command);
+  if (config.network === 'proxy') args.push(...proxyBwrapArgs(config.node), '--', config.bash, '-c', BRIDGE_LAUNCHER, command);
+  else args.push('--', config.bash, '-c', command);
   return args;
 }
 

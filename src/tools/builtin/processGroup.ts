@@ -121,13 +121,6 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
       throw error;
     }
     extraFds.forEach((fd, i) => {
-      if (fd.kind === 'lifeline') {
-        // Held open, never written; read so that its end (the child gone) lets 'close' come.
-        const line = child.stdio[3 + i] as Readable;
-        line.on('error', () => {});
-        line.resume();
-        return;
-      }
       if (fd.kind !== 'input') return;
       const pipe = child.stdio[3 + i] as Writable;
       pipe.on('error', () => {}); // bwrap may fail before reading it: its exit code says why
