@@ -12,15 +12,16 @@
  * that do not exist yet included (placeholders.ts); a fresh tmpfs on /tmp (private, gone with the
  * call); a fresh /proc of its own PID namespace, so no host process (rxagent included) can be seen
  * or its environ read; a network namespace of its own, whose only way out is rxagent's filtering
- * proxy when `allowedDomains` lists anything; `--die-with-parent` and the PID namespace's init, so
- * every process it starts (setsid daemons included) dies when the call ends or is killed; and a
+ * proxy when `allowedDomains` lists anything; `--die-with-parent`, the lifeline check and the PID
+ * namespace's init (the launcher below), so every process it starts (setsid daemons included)
+ * dies when the call ends or is killed, or rxagent dies, however early; and a
  * seccomp filter that refuses new Unix sockets (seccompFilter.ts), since a socket file on the
  * read-only host can still be connected to.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { BRIDGE_LAUNCHER, proxyBwrapArgs } from './networkProxy.js';
+import { BRIDGE_SETUP, proxyBwrapArgs } from './networkProxy.js';
 import type { SandboxAccess } from './types.js';
 
 /** The first executable named `name` on PATH. */
@@ -58,9 +59,40 @@ export interface ProtectedMounts {
   readonly placeholders: readonly string[];
 }
 
-/** The fds the bwrap command line refers to: 3 the seccomp filter, 4 the bridge's channel, 5 bwrap's `--info-fd`. */
+/** The fds the bwrap command line refers to: 3 the seccomp filter, 4 the bridge's channel, 5 bwrap's `--info-fd`, 6 the lifeline. */
 export const SECCOMP_FD = 3;
 export const INFO_FD = 5;
+export const LIFELINE_FD = 6;
+
+/**
+ * Closes `--die-with-parent`'s start race. bwrap arms PR_SET_PDEATHSIG in each of its processes
+ * as it runs, and the kernel never signals a death that came before the arming: an rxagent
+ * SIGKILLed in the moment a call starts left that sandbox running for good.
+ *
+ * With `--as-pid-1` the chain is two links, rxagent → bwrap (armed before it lets its child run)
+ * → this launcher, pid 1 of the sandbox (armed before bwrap execs it). So the first thing the
+ * launcher does, every arming behind it, is look at fd 6, a pipe only rxagent holds and never
+ * writes: readable means end-of-file, rxagent is gone (or gave the call up, processGroup.ts
+ * closes its end before it kills), and nothing runs. Not readable means rxagent was alive after
+ * both armings, with both parents still the original ones, so any later death reaches the whole
+ * sandbox. fd 6 is closed at once: nothing inside holds it or waits on it, so it can never keep
+ * rxagent waiting for the call to close (the fault of the reverted watchdog design, 1fa348b).
+ * A missing fd 6 fails closed too.
+ */
+const LIFELINE_CHECK = `{ : <&${LIFELINE_FD} && ! read -t 0 -u ${LIFELINE_FD}; } 2>/dev/null || exit 125; exec ${LIFELINE_FD}<&-; `;
+
+/**
+ * The command itself runs as a child of the launcher, not exec'd over it: pid 1 reaps the
+ * sandbox's orphans (as bwrap's own init would) and, when the command ends, exits with its
+ * status, which ends every process left in the PID namespace. `$0` is the command, so its text
+ * is never spliced into this script; `exit $?` keeps bash from exec'ing the last command.
+ */
+const RUN_COMMAND = '"$BASH" -c "$0"; exit $?';
+
+/** The launcher's script, given the command as `$0`. */
+export function launcherScript(network: BwrapCommand['network']): string {
+  return LIFELINE_CHECK + (network === 'proxy' ? BRIDGE_SETUP : '') + RUN_COMMAND;
+}
 
 /** The bwrap argv (without the bwrap path itself) that runs `bash -c command` confined. */
 export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, access: SandboxAccess, protectedMounts: ProtectedMounts): string[] {
@@ -71,13 +103,12 @@ export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, ac
   // bwrap makes each mount point (an empty directory on the host) before mounting over it.
   for (const path of protectedMounts.placeholders) args.push('--tmpfs', path, '--remount-ro', path);
   if (protectedMounts.placeholders.length > 0) args.push('--info-fd', String(INFO_FD));
-  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-net');
+  args.push('--unshare-pid', '--as-pid-1', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-net');
   // --new-session: no TIOCSTI keystrokes into the user's terminal from inside.
   args.push('--die-with-parent', '--new-session', '--setenv', 'TMPDIR', '/tmp', '--chdir', cwd);
   if (config.seccomp !== undefined) args.push('--seccomp', String(SECCOMP_FD));
-  // Through the proxy: the bridge runs first, then the command itself runs as `$0` of the launcher.
-  if (config.network === 'proxy') args.push(...proxyBwrapArgs(config.node), '--', config.bash, '-c', BRIDGE_LAUNCHER, command);
-  else args.push('--', config.bash, '-c', command);
+  if (config.network === 'proxy') args.push(...proxyBwrapArgs(config.node));
+  args.push('--', config.bash, '-c', launcherScript(config.network), command);
   return args;
 }
 

@@ -78,9 +78,13 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
       const args = bwrapArgs(config, command, cwd, access, mounts);
       const holds = mounts.placeholders.length > 0;
       const bridge = network === 'proxy' ? (proxy ??= startNetworkProxy(domains)) : undefined;
-      const fds: SpawnFd[] = [seccomp ? { kind: 'input', bytes: seccomp } : { kind: 'none' }];
-      if (bridge || holds) fds.push(bridge ? { kind: 'ipc' } : { kind: 'none' });
-      if (holds) fds.push({ kind: 'output' });
+      // fds 3-6 (bwrap.ts): the filter, the bridge's channel, bwrap's info, the lifeline.
+      const fds: SpawnFd[] = [
+        seccomp ? { kind: 'input', bytes: seccomp } : { kind: 'none' },
+        bridge ? { kind: 'ipc' } : { kind: 'none' },
+        holds ? { kind: 'output' } : { kind: 'none' },
+        { kind: 'lifeline' },
+      ];
       return {
         file: bwrap,
         args,

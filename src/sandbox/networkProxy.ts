@@ -156,13 +156,14 @@ s.on('error', () => process.exit(1));
 s.listen(${BRIDGE_PORT}, '127.0.0.1', () => process.send(${JSON.stringify(BRIDGE_MESSAGE)}, s, () => process.exit(0)));`;
 
 /**
- * The shell line a sandboxed command runs under when the proxy is on: run the bridge to its end
- * (the socket is listening once it has), close the channel, then run the command itself (`$0`) in
- * a fresh bash, so the command text is never spliced into this script.
+ * The shell the sandbox's launcher (bwrap.ts) runs before the command when the proxy is on: run
+ * the bridge to its end (the socket is listening once it has), close the channel, and drop the
+ * bridge's variables; the launcher then runs the command (`$0`) in a fresh bash, so the command
+ * text is never spliced into this script.
  */
-export const BRIDGE_LAUNCHER =
+export const BRIDGE_SETUP =
   `"$RXAGENT_NODE" -e "$RXAGENT_PROXY_BRIDGE" </dev/null >/dev/null 2>&1; exec ${BRIDGE_CHANNEL_FD}>&-; ` +
-  'unset RXAGENT_NODE RXAGENT_PROXY_BRIDGE NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec "$BASH" -c "$0"';
+  'unset RXAGENT_NODE RXAGENT_PROXY_BRIDGE NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; ';
 
 /** What bwrap adds for the proxy: the bridge and the proxy variables. */
 export function proxyBwrapArgs(node: string): string[] {

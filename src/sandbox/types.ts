@@ -31,9 +31,15 @@ export type SandboxStatus =
 /**
  * A descriptor the child gets beyond stdin/stdout/stderr, from fd 3 up: bytes it reads (bwrap's
  * `--seccomp 3`), a Node IPC channel (the proxy bridge hands its listening socket over it), a
- * pipe it writes (bwrap's `--info-fd`), or nothing.
+ * pipe it writes (bwrap's `--info-fd`), the sandbox's lifeline (bwrap.ts), or nothing.
  */
-export type SpawnFd = { readonly kind: 'input'; readonly bytes: Uint8Array } | { readonly kind: 'ipc' } | { readonly kind: 'output' } | { readonly kind: 'none' };
+export type SpawnFd =
+  | { readonly kind: 'input'; readonly bytes: Uint8Array }
+  | { readonly kind: 'ipc' }
+  | { readonly kind: 'output' }
+  /** A pipe rxagent holds and never writes; it closes its end before it ends the call (bwrap.ts). */
+  | { readonly kind: 'lifeline' }
+  | { readonly kind: 'none' };
 
 /** How the spawned process ended, for {@link SpawnPlan.started}'s cleanup. */
 export interface SpawnEnd {

@@ -59,8 +59,12 @@ export interface ProcessGroupResult {
 
 export const DEFAULT_KILL_GRACE_MS = 2000;
 
-/** Leaders of the process groups running now, so an exiting rxagent can end every one of them. */
-const liveGroups = new Set<number>();
+/**
+ * Leaders of the process groups running now, so an exiting rxagent can end every one of them,
+ * each with the call that first cuts its sandbox's lifeline (bwrap.ts), if it has one.
+ */
+const liveGroups = new Map<number, () => void>();
+const noLifeline = () => {};
 
 /**
  * SIGKILLs every process group still running, synchronously: for the exit paths (signals, EPIPE,
@@ -69,7 +73,8 @@ const liveGroups = new Set<number>();
  */
 export function killAllProcessGroups(): number {
   let signalled = 0;
-  for (const pid of liveGroups) {
+  for (const [pid, cutLifeline] of liveGroups) {
+    cutLifeline();
     try {
       process.kill(-pid, 'SIGKILL');
       signalled++;
@@ -86,7 +91,7 @@ export function killAllProcessGroups(): number {
  * too; returns the call that unregisters it once the group is gone.
  */
 export function trackProcessGroup(pid: number): () => void {
-  liveGroups.add(pid);
+  liveGroups.set(pid, noLifeline);
   return () => liveGroups.delete(pid);
 }
 
@@ -120,7 +125,17 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
       plan.started?.(undefined)({ spawned: false, exitCode: null, signal: null });
       throw error;
     }
+    let cutLifeline = noLifeline;
     extraFds.forEach((fd, i) => {
+      if (fd.kind === 'lifeline') {
+        // Never written. Read, so that its end (the launcher closes it at once) lets 'close' come;
+        // destroyed before the group is killed, so a launcher not yet past its check runs nothing.
+        const line = child.stdio[3 + i] as Readable;
+        line.on('error', () => {});
+        line.resume();
+        cutLifeline = () => line.destroy();
+        return;
+      }
       if (fd.kind !== 'input') return;
       const pipe = child.stdio[3 + i] as Writable;
       pipe.on('error', () => {}); // bwrap may fail before reading it: its exit code says why
@@ -142,7 +157,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
       });
     }
     const pid = child.pid;
-    if (pid !== undefined) liveGroups.add(pid);
+    if (pid !== undefined) liveGroups.set(pid, cutLifeline);
 
     const signalGroup = (signal: NodeJS.Signals) => {
       if (pid === undefined) return;
@@ -157,6 +172,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Observable<Proces
      * SIGKILL timer is deliberately not tied to this subscription, so nothing outlives it.
      */
     const endGroup = () => {
+      cutLifeline();
       signalGroup('SIGTERM');
       timer(grace).subscribe(() => {
         signalGroup('SIGKILL');
