@@ -22,13 +22,27 @@ export interface EffectiveCommands {
 }
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'busybox']);
+/**
+ * Programs that run another command line in a shape not followed here (a lock file first, a
+ * priority, a user, a shell string joined from their arguments): any deny rule could match
+ * what they run, so a line with one asks.
+ */
+const RUNS_OTHERS = new Set([
+  'flock', 'chrt', 'watch', 'script', 'su', 'runuser', 'sg', 'newgrp', 'pkexec', 'parallel', 'unshare', 'nsenter',
+  'chroot', 'setpriv', 'strace', 'ltrace', 'unbuffer', 'systemd-run', 'firejail', 'bwrap', 'proot', 'fakeroot', 'torsocks', 'proxychains',
+]);
 const MAX_DEPTH = 8;
+const SHELL_STARTUP_VARIABLES = /\b(BASH_ENV|ENV|BASH_FUNC_[^=\s]*|SHELLOPTS|BASHOPTS|PS[0124]|PROMPT_COMMAND|BASH_LOADABLES_PATH)\s*[=+]/;
 
 /** The effective commands of a line (see the file head). */
 export function effectiveCommandsOf(command: string, depth = 0): EffectiveCommands {
   if (depth > MAX_DEPTH) return { commands: [], dynamic: 'shells nested too deeply to follow' };
   const parsed = parseShell(command);
   if (!parsed.ok) return { commands: [], dynamic: parsed.reason };
+  // A variable a shell reads at start (a file to source, functions to import, options, a prompt
+  // it expands) makes any later shell, ours included, run what no word of the line shows.
+  const startup = SHELL_STARTUP_VARIABLES.exec(command);
+  if (startup) return { commands: [], dynamic: `${startup[1]} makes a shell run commands the line does not show` };
   const commands: Array<ReadonlyArray<string | undefined>> = [];
   let dynamic: string | undefined;
   let writesFiles = false;
@@ -64,8 +78,27 @@ function unwrap(words: Words, depth: number): EffectiveCommands {
         break;
       case 'nohup':
       case 'builtin':
-        rest = args;
+        rest = skipOptions(args, { valued: [], flags: [] }); // `nohup -- rm x` runs rm
         break;
+      case 'setsid':
+        rest = skipOptions(args, { valued: [], flags: ['-c', '-f', '-w', '--ctty', '--fork', '--wait'] });
+        break;
+      case 'ionice':
+        rest = skipOptions(args, { valued: ['-c', '-n', '--class', '--classdata'], flags: ['-t', '--ignore'] });
+        break;
+      case 'taskset':
+        rest = skipOptions(args, { valued: [], flags: ['-c', '--cpu-list', '-a', '--all-tasks'] })?.slice(1); // the mask
+        break;
+      case 'trap': {
+        // The action is a script bash runs later (EXIT, DEBUG, ERR, a signal): follow it as eval's text.
+        const action = args[0]?.value === '--' ? args[1] : args[0];
+        if (action === undefined || /^-[lp]$/.test(action.value ?? '')) return { commands: seen, dynamic: undefined };
+        if (!isStaticWord(action)) return { commands: seen, dynamic: 'trap of text computed when it runs' };
+        const inner = effectiveCommandsOf(action.value, depth + 1);
+        return { commands: [...seen, ...inner.commands], dynamic: inner.dynamic };
+      }
+      case 'find':
+        return unwrapFind(args, seen, depth);
       case 'time':
         rest = skipOptions(args, { valued: [], flags: ['-p'] });
         break;
@@ -105,8 +138,21 @@ function unwrap(words: Words, depth: number): EffectiveCommands {
       case 'source':
       case '.':
         return { commands: seen, dynamic: `${name} runs commands from a file` };
+      // Builtins that make a later word run something else: a callback, an alias, a hashed path, a loaded builtin.
+      case 'mapfile':
+      case 'readarray':
+        if (args.some((w) => !isStaticWord(w) || /^-[^-]*C/.test(w.value))) return { commands: seen, dynamic: `${name} -C runs a callback` };
+        return { commands: seen, dynamic: undefined };
+      case 'alias':
+      case 'hash':
+      case 'enable':
+        return { commands: seen, dynamic: `${name} changes what a later command name runs` };
+      case 'shopt':
+        if (args.some((w) => !isStaticWord(w) || w.value === 'expand_aliases')) return { commands: seen, dynamic: 'aliases expanded in a script' };
+        return { commands: seen, dynamic: undefined };
       default:
         if (SHELLS.has(name)) return unwrapShell(name, args, seen, depth);
+        if (RUNS_OTHERS.has(name)) return { commands: seen, dynamic: `${name} runs a command line we do not follow` };
         return { commands: seen, dynamic: undefined };
     }
     if (rest === undefined) return { commands: seen, dynamic: `${name} with options we cannot follow` };
@@ -114,20 +160,57 @@ function unwrap(words: Words, depth: number): EffectiveCommands {
   return { commands: seen, dynamic: rest === undefined ? 'a wrapper with options we cannot follow' : 'too many wrappers to follow' };
 }
 
-/** `sh -c 'script'` runs the script; `sh file` or `sh` reading stdin runs what we cannot see. */
+/**
+ * `sh -c 'script'` runs the script: the first word that is not an option, wherever `-c` stood
+ * (`sh -c -- 'rm x'`, `bash -c -e 'rm x'`, `bash -o errexit -c 'rm x'`). `sh file` or `sh`
+ * reading stdin runs what we cannot see.
+ */
 function unwrapShell(name: string, args: Words, seen: Array<ReadonlyArray<string | undefined>>, depth: number): EffectiveCommands {
+  let command = false;
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (!isStaticWord(word)) return { commands: seen, dynamic: `${name} with an argument computed when it runs` };
-    if (word.value === '-c' || (/^-[a-z]*c[a-z]*$/.test(word.value) && !word.value.startsWith('--'))) {
-      const script = args[i + 1];
-      if (script === undefined || !isStaticWord(script)) return { commands: seen, dynamic: `${name} -c with a script computed when it runs` };
-      const inner = effectiveCommandsOf(script.value, depth + 1);
+    const value = word.value;
+    const script = (at: number): EffectiveCommands => {
+      const text = args[at];
+      if (text === undefined || !isStaticWord(text)) return { commands: seen, dynamic: `${name} -c with a script computed when it runs` };
+      const inner = effectiveCommandsOf(text.value, depth + 1);
       return { commands: [...seen, ...inner.commands], dynamic: inner.dynamic };
+    };
+    if (value === '--' || value === '-') return command ? script(i + 1) : { commands: seen, dynamic: `${name} runs a script we cannot see` };
+    if (value.startsWith('--')) {
+      if (value === '--rcfile' || value === '--init-file') i++;
+      continue;
     }
-    if (!word.value.startsWith('-')) break;
+    if (/^[-+][A-Za-z]+$/.test(value)) {
+      if (value.startsWith('-') && value.includes('c')) command = true;
+      // -o/+o and -O/+O take the option name as the next word.
+      if (/[oO]/.test(value)) i++;
+      continue;
+    }
+    return command ? script(i) : { commands: seen, dynamic: `${name} runs a script we cannot see` };
   }
   return { commands: seen, dynamic: `${name} runs a script we cannot see` };
+}
+
+/** `find … -exec cmd … ;` (and -execdir, -ok, -okdir) runs cmd: each such command is followed. */
+function unwrapFind(args: Words, seen: Array<ReadonlyArray<string | undefined>>, depth: number): EffectiveCommands {
+  const commands = [...seen];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!isStaticWord(word)) {
+      // A computed word could be -exec: nothing after it can be shown not to run.
+      return { commands, dynamic: 'find with a word computed when it runs' };
+    }
+    if (!/^-(exec|execdir|ok|okdir)$/.test(word.value)) continue;
+    let end = i + 1;
+    while (end < args.length && !(isStaticWord(args[end]!) && (args[end]!.value === ';' || args[end]!.value === '+'))) end++;
+    const inner = unwrap(args.slice(i + 1, end), depth);
+    commands.push(...inner.commands.slice(0));
+    if (inner.dynamic !== undefined) return { commands, dynamic: inner.dynamic };
+    i = end;
+  }
+  return { commands, dynamic: undefined };
 }
 
 interface OptionShape {

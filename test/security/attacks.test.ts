@@ -24,7 +24,7 @@ const done: ScriptedResponse = { kind: 'message', blocks: [{ type: 'text', text:
 
 /** A workspace with a git folder, a file to delete, and a file named `-exec` for the glob trick. */
 function box() {
-  const b = makeSandbox({ 'notes.txt': 'keep\n', '-exec': '', '.git/config': '[core]\n', 'src/a.ts': 'x\n' });
+  const b = makeSandbox({ 'notes.txt': 'keep\n', '-exec': '', '.git/config': '[core]\n', 'src/a.ts': 'x\n', 'startup.sh': 'rm notes.txt\n' });
   const outside = join(b.cwd, '..', 'outside');
   mkdirSync(outside);
   writeFileSync(join(outside, 'secret.txt'), 'OUTSIDE-SECRET\n');
@@ -96,6 +96,35 @@ describe.concurrent('Bash deny rules hold against paths, wrappers and nested she
     'true $(rm notes.txt)',
     'ls # \\\nrm notes.txt',
     'ls $\\\n# ; rm notes.txt',
+  ];
+  for (const mode of MODES) {
+    test(mode, async () => {
+      const { cwd, run } = await attack(mode, dodges, ['--disallowedTools', 'Bash(rm:*)']);
+      expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('keep\n');
+      const result = parseLines(run.stdout)[0] as { permission_denials: unknown[] };
+      expect(result.permission_denials).toHaveLength(dodges.length);
+    }, 120_000);
+  }
+});
+
+describe.concurrent('Bash deny rules hold against more wrappers, option orders, callbacks and startup variables (session 9), in every mode', () => {
+  // Each of these ran rm under Bash(rm:*) in bypassPermissions before: bash runs every one.
+  const dodges = [
+    'nohup -- rm notes.txt',
+    "sh -c -- 'rm notes.txt'",
+    "bash -c -e 'rm notes.txt'",
+    "bash -o errexit -c 'rm notes.txt'",
+    "trap 'rm notes.txt' EXIT",
+    'setsid rm notes.txt',
+    'taskset 1 rm notes.txt',
+    'ionice -c 3 rm notes.txt',
+    'flock notes.txt rm notes.txt',
+    'find . -name notes.txt -exec rm {} +',
+    "mapfile -C 'rm notes.txt;:' -c 1 lines < notes.txt",
+    "shopt -s expand_aliases\nalias r='rm notes.txt'\nr",
+    'hash -p /bin/rm ls; ls notes.txt',
+    "env 'BASH_FUNC_ls%%=() { rm notes.txt; }' bash -c ls",
+    'BASH_ENV=startup.sh bash -c true',
   ];
   for (const mode of MODES) {
     test(mode, async () => {
