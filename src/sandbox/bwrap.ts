@@ -21,7 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { BRIDGE_SETUP, proxyBwrapArgs } from './networkProxy.js';
+import { BRIDGE_CHANNEL_FD, BRIDGE_SETUP, proxyBwrapArgs } from './networkProxy.js';
 import type { SandboxAccess } from './types.js';
 
 /** The first executable named `name` on PATH. */
@@ -82,6 +82,17 @@ export const LIFELINE_FD = 6;
 const LIFELINE_CHECK = `{ : <&${LIFELINE_FD} && ! read -t 0 -u ${LIFELINE_FD}; } 2>/dev/null || exit 125; exec ${LIFELINE_FD}<&-; `;
 
 /**
+ * Every descriptor above stderr is closed before anything else runs, the proxy bridge's channel
+ * excepted (BRIDGE_SETUP closes it after the bridge). libuv leaves open in each child whatever
+ * rxagent inherited without close-on-exec, and bwrap passes it on: a host directory leaked into
+ * rxagent by its parent (an IDE, an SDK host) was a way out, since `/proc/self/fd/N` of it is
+ * the host's writable mount, not the sandbox's read-only view.
+ */
+function closeInherited(keep: readonly number[]): string {
+  return `for f in /proc/self/fd/*; do f=\${f##*/}; case $f in *[!0-9]*|${[0, 1, 2, ...keep].join('|')}) ;; *) eval "exec $f>&-" ;; esac; done; `;
+}
+
+/**
  * The command itself runs as a child of the launcher, not exec'd over it: pid 1 reaps the
  * sandbox's orphans (as bwrap's own init would) and, when the command ends, exits with its
  * status, which ends every process left in the PID namespace. `$0` is the command, so its text
@@ -91,7 +102,8 @@ const RUN_COMMAND = '"$BASH" -c "$0"; exit $?';
 
 /** The launcher's script, given the command as `$0`. */
 export function launcherScript(network: BwrapCommand['network']): string {
-  return LIFELINE_CHECK + (network === 'proxy' ? BRIDGE_SETUP : '') + RUN_COMMAND;
+  if (network === 'proxy') return LIFELINE_CHECK + closeInherited([BRIDGE_CHANNEL_FD]) + BRIDGE_SETUP + RUN_COMMAND;
+  return LIFELINE_CHECK + closeInherited([]) + RUN_COMMAND;
 }
 
 /** The bwrap argv (without the bwrap path itself) that runs `bash -c command` confined. */
