@@ -96,9 +96,11 @@ function closeInherited(keep: readonly number[]): string {
  * The command itself runs as a child of the launcher, not exec'd over it: pid 1 reaps the
  * sandbox's orphans (as bwrap's own init would) and, when the command ends, exits with its
  * status, which ends every process left in the PID namespace. `$0` is the command, so its text
- * is never spliced into this script; `exit $?` keeps bash from exec'ing the last command.
+ * is never spliced into this script; `exit $?` keeps bash from exec'ing the last command. The
+ * launcher's own stderr is /dev/null (the command gets the real one), so a command killed by a
+ * signal is not reported a second time, as bash's "line 1: 2 Killed" job notice.
  */
-const RUN_COMMAND = '"$BASH" -c "$0"; exit $?';
+const RUN_COMMAND = 'exec 3>&2 2>/dev/null; "$BASH" -c "$0" 2>&3 3>&-; exit $?';
 
 /** The launcher's script, given the command as `$0`. */
 export function launcherScript(network: BwrapCommand['network']): string {

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findOnPath } from '../../src/sandbox/bwrap.js';
 import { createSandbox } from '../../src/sandbox/createSandbox.js';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, removeSandboxes } from '../cli/helpers.js';
+import { assertBuilt, CLI, makeSandbox, removeSandboxes, runAgainst } from '../cli/helpers.js';
 import { processesWith, survivorsOf, waitFor } from './processes.js';
 
 const haveSandbox = createSandbox({ platform: process.platform, roots: ['/'] }).status.kind === 'bwrap';
@@ -105,5 +105,21 @@ describe.runIf(haveSandbox && realBwrap !== undefined)('rxagent SIGKILLed before
     } finally {
       killAll(token);
     }
+  }, 120_000);
+});
+
+describe.runIf(haveSandbox)('the launcher (pid 1 of the sandbox) adds nothing a command would not print itself', () => {
+  test('exit codes, stdout and stderr come through as they are; a killed command is not reported twice', async () => {
+    const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command } });
+    const blocks = [bash('toolu_a', 'echo out; echo err >&2; exit 3'), bash('toolu_b', 'kill -KILL $$'), bash('toolu_c', 'cat; ls /proc/self/fd')];
+    const box = makeSandbox();
+    const run = await runAgainst([{ kind: 'message', blocks }, { kind: 'message', blocks: [{ type: 'text', text: 'done' }] }], ['-p', 'go', '--output-format', 'json', '--permission-mode', 'bypassPermissions'], { ...box, stdin: '' });
+    expect(run.code, run.stderr).toBe(0);
+    const last = JSON.parse(run.server.requests.at(-1)!.rawBody) as { messages: Array<{ content: unknown }> };
+    const results = new Map<string, unknown>();
+    for (const m of last.messages) if (Array.isArray(m.content)) for (const c of m.content as Array<{ type: string; tool_use_id: string; content: unknown }>) if (c.type === 'tool_result') results.set(c.tool_use_id, c.content);
+    expect(results.get('toolu_a')).toMatch(/^`Bash` failed: (out\nerr|err\nout)\n\[exit code 3\]$/); // two pipes: either order
+    expect(results.get('toolu_b')).toBe('`Bash` failed: [exit code 137]');
+    expect(results.get('toolu_c')).toBe('0\n1\n2\n3\n[exit code 0]'); // 3 is ls's own
   }, 120_000);
 });
