@@ -9,7 +9,8 @@
  *
  * Each command gets: the host file system read-only; the workspace roots bound read-write (or
  * read-only, see `SandboxAccess`), with `.git`/`.rxagent`/`.claude` read-only over them, those
- * that do not exist yet included (placeholders.ts); a fresh tmpfs on /tmp (private, gone with the
+ * that do not exist yet included (placeholders.ts), nested ones found when the call starts too
+ * (nestedProtected.ts); a fresh tmpfs on /tmp (private, gone with the
  * call); a fresh /proc of its own PID namespace, so no host process (rxagent included) can be seen
  * or its environ read; a network namespace of its own, whose only way out is rxagent's filtering
  * proxy when `allowedDomains` lists anything; `--die-with-parent`, the lifeline check and the PID

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { bwrapArgs, findOnPath, INFO_FD, probeBwrap, type ProtectedMounts } from './bwrap.js';
 import { startNetworkProxy, type NetworkProxy } from './networkProxy.js';
 import { placeholders } from './placeholders.js';
+import { NESTED_WALK_MAX_ENTRIES, nestedProtectedOf } from './nestedProtected.js';
 import { protectedEntriesOf } from './protectedDirs.js';
 import { unixSocketFilter } from './seccompFilter.js';
 import type { CommandSandbox, SandboxAccess, SandboxSettings, SandboxStatus, SpawnFd, SpawnPlan } from './types.js';
@@ -74,7 +75,7 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
       if (excluded.size > 0 && (options.commandNames?.(command) ?? []).some((name) => excluded.has(name))) {
         return { file: 'bash', args: ['-c', command], sandboxed: false };
       }
-      const mounts = protectedMountsFor(options.roots, access);
+      const { mounts, note } = protectedMountsFor(options.roots, access);
       const args = bwrapArgs(config, command, cwd, access, mounts);
       const holds = mounts.placeholders.length > 0;
       const bridge = network === 'proxy' ? (proxy ??= startNetworkProxy(domains)) : undefined;
@@ -89,6 +90,7 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
         file: bwrap,
         args,
         sandboxed: true,
+        ...(note === undefined ? {} : { note }),
         fds,
         started(child) {
           const stopBridge = child && bridge ? bridge.adoptBridge(child) : undefined;
@@ -105,15 +107,34 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
   };
 }
 
-/** The protected folders' mounts of one call (no placeholders when the roots are read-only or the mode may write there). */
-function protectedMountsFor(roots: readonly string[], access: SandboxAccess): ProtectedMounts {
-  if (access.protectedDirs === 'write') return { bindReadOnly: [], placeholders: [] };
+/** Roots whose nested walk hit its bound, told once on stderr per process. */
+const warnedRoots = new Set<string>();
+
+/**
+ * The protected folders' mounts of one call (none when the mode may write there), and a note
+ * when a root was too large to look through for nested ones. Nested ones are only looked for
+ * when the roots are writable: a read-only root covers them already.
+ */
+function protectedMountsFor(roots: readonly string[], access: SandboxAccess): { mounts: ProtectedMounts; note?: string } {
+  if (access.protectedDirs === 'write') return { mounts: { bindReadOnly: [], placeholders: [] } };
   const entries = roots.map(protectedEntriesOf);
   const existing = entries.flatMap((entry) => entry.existing);
-  if (access.workspace === 'read') return { bindReadOnly: existing, placeholders: [] };
+  if (access.workspace === 'read') return { mounts: { bindReadOnly: existing, placeholders: [] } };
+  const nested = roots.map((root) => nestedProtectedOf(root));
+  const cut = roots.filter((_, i) => nested[i]!.truncated);
+  // A root inside another (an --add-dir below cwd) is met twice: once is enough.
+  const all = [...new Set([...existing, ...nested.flatMap((n) => n.found)])];
   // A root we cannot write (an --add-dir on a read-only mount) needs none, and bwrap could not make one there.
   const missing = entries.flatMap((entry, i) => (writable(roots[i]!) ? entry.missing : []));
-  return placeholders.plan(existing, missing);
+  const mounts = placeholders.plan(all, missing);
+  if (cut.length === 0) return { mounts };
+  const note = `Sandbox: ${cut.join(', ')} has more than ${NESTED_WALK_MAX_ENTRIES} entries; .git, .claude and .rxagent folders past that many were not found and are not protected from this command.`;
+  for (const root of cut) {
+    if (warnedRoots.has(root)) continue;
+    warnedRoots.add(root);
+    process.stderr.write(`rxagent: ${note}\n`);
+  }
+  return { mounts, note };
 }
 
 function writable(dir: string): boolean {

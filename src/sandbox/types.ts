@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 export interface SandboxAccess {
   /** `read`: the roots are mounted read-only too (read-only-classified commands, plan mode). */
   readonly workspace: 'write' | 'read';
-  /** `.git`, `.rxagent`, `.claude` in each root: read-only unless the mode allows edits there. */
+  /** `.git`, `.rxagent`, `.claude` in each root, nested ones included: read-only unless the mode allows edits there. */
   readonly protectedDirs: 'write' | 'read';
 }
 
@@ -55,6 +55,8 @@ export interface SpawnPlan {
   readonly args: readonly string[];
   /** False when this command runs without the sandbox (sandbox off, or an excluded command). */
   readonly sandboxed: boolean;
+  /** Something the command's result must tell (a protection that could not be fully applied). */
+  readonly note?: string;
   /** The child's fds 3, 4, … in order. */
   readonly fds?: readonly SpawnFd[];
   /**

@@ -122,18 +122,19 @@ export function bashTool(workspace: Workspace, options: BashToolOptions = {}): T
       // classification then still cannot write.
       const mode = typeof options.permissionMode === 'function' ? options.permissionMode() : (options.permissionMode ?? 'default');
       const run$ = factsOf(input.command, ctx.signal).pipe(
-        switchMap((facts) =>
-          runProcessGroup({
+        switchMap((facts) => {
+          const spawnPlan = options.sandbox?.plan(input.command, workspace.cwd, accessFor(mode, facts.readOnly));
+          return runProcessGroup({
             command: input.command,
             cwd: workspace.cwd,
-            ...(options.sandbox ? { spawnPlan: options.sandbox.plan(input.command, workspace.cwd, accessFor(mode, facts.readOnly)) } : {}),
+            ...(spawnPlan ? { spawnPlan } : {}),
             timeoutMs,
             combineOutput: true,
             maxOutputChars,
             ...(options.env ? { env: options.env } : {}),
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-          }),
-        ),
+          }).pipe(map((result) => (spawnPlan?.note === undefined ? result : withNote(result, spawnPlan.note))));
+        }),
         map((result): ToolYield<string> => ({
           type: 'outcome',
           output: describeSuccess(result, timeoutMs, maxTimeoutMs),
@@ -172,6 +173,12 @@ export interface BashResult {
 
 function bashResultOf(result: ProcessGroupResult, interrupted = false): BashResult {
   return { stdout: result.output.replace(/\n$/, ''), stderr: '', interrupted, isImage: false, noOutputExpected: false };
+}
+
+/** The sandbox's note after the command's own output. */
+function withNote(result: ProcessGroupResult, note: string): ProcessGroupResult {
+  const text = result.output.replace(/\n$/, '');
+  return { ...result, output: `${text === '' ? '' : `${text}\n`}[${note}]\n` };
 }
 
 /** A command stopped before its end whose output is not at hand (the process group was cut off). */
