@@ -71,6 +71,7 @@ import { resumedAt, withoutPersistence } from './sessionViews.js';
 import { spendingOf, type SpentResponse } from './output/sessionSpending.js';
 import { permissionRulesState } from './streamInput/permissionRules.js';
 import { hooksListing } from './streamInput/hooksListing.js';
+import { settingsView } from './streamInput/settingsView.js';
 import { lineUuidsPath, recordLineUuids, recordOfLine } from './output/lineUuids.js';
 import { bashLimitsFromEnv } from './bashLimits.js';
 import { proxyDispatcherFromEnv } from './proxyDispatcher.js';
@@ -171,6 +172,8 @@ export interface PreparedRun {
   readonly hooksListing?: () => Promise<Record<string, unknown>>;
   /** `list_permission_rules`: every rule of the session's policy with its source. */
   readonly permissionRules?: () => Promise<Record<string, unknown>>;
+  /** `get_settings`: each settings source as written and their merge, read again per call. */
+  readonly settingsView?: () => Promise<Record<string, unknown>>;
   /** The host's flag-settings rules (`apply_flag_settings` permissions): replace the earlier ones. */
   setFlagRules(rules: FlagRules): void;
   /** Each turn's events go through this: OpenTelemetry spans when telemetry is on, else nothing. */
@@ -553,6 +556,14 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
           ...(options.settings === undefined ? {} : { settingsFile: options.settings }),
           ...(options.settingSources ? { sources: options.settingSources } : {}),
           ...(runEnv.extraHooks ? { hostHooks: runEnv.extraHooks } : {}),
+        }),
+      settingsView: () =>
+        settingsView({
+          cwd,
+          homeDir: runEnv.homeDir,
+          ...(options.settings === undefined ? {} : { settingsFile: options.settings }),
+          ...(options.managedSettings === undefined ? {} : { managedSettings: options.managedSettings }),
+          ...(options.settingSources ? { sources: options.settingSources } : {}),
         }),
       permissionRules: () =>
         permissionRulesState({

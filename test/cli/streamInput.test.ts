@@ -74,11 +74,11 @@ describe('--input-format stream-json', () => {
       });
       host.send({ type: 'control_request', request_id: 'm-1', request: { subtype: 'set_model', model: 'claude-haiku-4-5' } });
       host.send({ type: 'control_request', request_id: 'mcp-1', request: { subtype: 'mcp_status' } });
-      host.send({ type: 'control_request', request_id: 'x-1', request: { subtype: 'rewind_files', user_message_id: 'u' } });
+      host.send({ type: 'control_request', request_id: 'x-1', request: { subtype: 'telepathy' } });
       host.send({ type: 'control_request', request_id: 'p-1', request: { subtype: 'set_permission_mode', mode: 'yolo' } });
       expect((await host.waitFor(responseTo('m-1'), 'set_model'))['response']).toMatchObject({ subtype: 'success' });
       expect((await host.waitFor(responseTo('mcp-1'), 'mcp_status'))['response']).toMatchObject({ subtype: 'success', response: { mcpServers: [] } });
-      expect((await host.waitFor(responseTo('x-1'), 'rewind_files'))['response']).toMatchObject({ subtype: 'error', error: expect.stringContaining('rewind_files') });
+      expect((await host.waitFor(responseTo('x-1'), 'an unknown subtype'))['response']).toMatchObject({ subtype: 'error', error: expect.stringContaining('telepathy') });
       expect((await host.waitFor(responseTo('p-1'), 'set_permission_mode'))['response']).toMatchObject({ subtype: 'error', error: expect.stringContaining('yolo') });
       host.send(userLine('hi'));
       await host.waitFor(isResult, 'the result');

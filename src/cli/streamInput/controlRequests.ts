@@ -35,6 +35,8 @@ export interface SessionControls {
   cancelQueued(uuid: string): boolean;
   permissionRules(): Promise<Record<string, unknown>>;
   hooksListing(): Promise<Record<string, unknown>>;
+  /** `get_settings`: each settings source as written and their merge (the SDK's `ResolvedSettings`). */
+  settings(): Promise<Record<string, unknown>>;
   /** `mcp_message` from the host: its in-process server's own message; false when no such server is connected. */
   mcpServerMessage(serverName: string, message: Record<string, unknown>): boolean;
   /** `apply_flag_settings`, checked (`flagSettingsChange`): the model and the flag layer's rules. */
@@ -178,7 +180,39 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
     case 'get_hooks_listing':
       return later('get_hooks_listing', () => controls.hooksListing());
     case 'get_settings':
-      return { error: 'get_settings: not supported by rxagent yet (sdk.d.ts types no answer and the public Query type has no method for it); list_permission_rules and get_hooks_listing answer what the session holds' };
+      return later('get_settings', () => controls.settings());
+    case 'list_models':
+      // The catalogue a thin client would offer: the models this engine can be set to are any
+      // the API accepts, so it lists the one it runs, as the initialize answer does.
+      return { ok: { models: controls.initializeResponse()['models'] } };
+    case 'set_has_subscribers': {
+      const watched = request['has_subscribers'];
+      if (watched !== null && typeof watched !== 'boolean') return { error: 'set_has_subscribers: has_subscribers must be a boolean or null' };
+      // rxagent holds no stream lines back to join them, so whether anybody watches changes nothing (an empty success, as documented).
+      return { ok: {} };
+    }
+    case 'rewind_files':
+      // The SDK's typed "cannot" answer (RewindFilesResult), not an error: the program can show it.
+      return {
+        ok: {
+          canRewind: false,
+          error: 'rxagent keeps no file checkpoints (enableFileCheckpointing is not built): Write and Edit change files in place, so there is nothing to restore from',
+        },
+      };
+    case 'rename_session':
+      return { error: 'rename_session: not supported by rxagent: its transcripts carry no session title' };
+    case 'set_color':
+      return { error: 'set_color: not applicable to rxagent: it draws no session accent colour (its interactive view has no per-session colour)' };
+    case 'file_suggestions':
+      return { error: 'file_suggestions: not applicable to rxagent: it has no @-mention autocomplete to share (prompts are sent as typed); list files with the Glob tool' };
+    case 'register_repo_root':
+      return { error: 'register_repo_root: not supported by rxagent: its working directories are fixed at start (--add-dir, the SDK\'s additionalDirectories)' };
+    case 'reload_plugins':
+      return { error: 'reload_plugins: not applicable to rxagent: it loads no plugins (--plugin-dir is accepted and ignored with a warning)' };
+    case 'reload_skills':
+      return { error: 'reload_skills: not applicable to rxagent: it has no skills (no Skill tool)' };
+    case 'reload_output_styles':
+      return { error: 'reload_output_styles: not applicable to rxagent: it has one output style, "default", and reads no output-style directories' };
     case 'request_user_dialog':
       return { error: 'request_user_dialog: goes from the engine to the host, and no rxagent tool renders a dialog, so rxagent neither sends nor answers it' };
     case 'get_binary_version':

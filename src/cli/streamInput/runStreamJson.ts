@@ -175,6 +175,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     },
     mcpServerMessage: (name, message) => sdkServers?.deliver(name, message as unknown as JSONRPCMessage) ?? false,
     hooksListing: () => (run.hooksListing ? run.hooksListing() : Promise.reject(new Error('this run keeps no hooks listing'))),
+    settings: () => (run.settingsView ? run.settingsView() : Promise.reject(new Error('this run keeps no settings view'))),
     permissionRules: () => (run.permissionRules ? run.permissionRules() : Promise.reject(new Error('this run keeps no permission rules'))),
     applyFlagSettings: (change) => {
       if (change.model !== undefined) controls.setModel(change.model ?? undefined);
