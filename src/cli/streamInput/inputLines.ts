@@ -15,6 +15,8 @@ export const userInputLineSchema = z.looseObject({
   session_id: z.string().optional(),
   parent_tool_use_id: z.string().nullable().optional(),
   uuid: z.string().optional(),
+  /** The host composed the text (the SDK's verbatimPrompts): delivered as written, no command dispatch. */
+  client_composed: z.boolean().optional(),
 });
 
 export const controlRequestLineSchema = z.looseObject({
@@ -41,7 +43,7 @@ export type ControlResponseLine = z.infer<typeof controlResponseLineSchema>;
 
 /** One stdin line, classified. */
 export type InputLine =
-  | { readonly kind: 'user'; readonly message: MessageParam; readonly uuid: string | undefined; readonly raw: Record<string, unknown> }
+  | { readonly kind: 'user'; readonly message: MessageParam; readonly uuid: string | undefined; readonly composed: boolean; readonly raw: Record<string, unknown> }
   | { readonly kind: 'control_request'; readonly line: ControlRequestLine }
   | { readonly kind: 'control_response'; readonly line: ControlResponseLine }
   | { readonly kind: 'control_cancel'; readonly requestId: string }
@@ -76,7 +78,7 @@ export function parseInputLine(text: string): InputLine {
     case 'user': {
       const line = check(userInputLineSchema);
       if (typeof line === 'string') return { kind: 'malformed', message: line };
-      return { kind: 'user', message: line.message, uuid: line.uuid, raw: json as Record<string, unknown> };
+      return { kind: 'user', message: line.message, uuid: line.uuid, composed: line.client_composed === true, raw: json as Record<string, unknown> };
     }
     case 'control_request': {
       const line = check(controlRequestLineSchema);

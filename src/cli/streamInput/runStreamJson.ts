@@ -94,7 +94,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   };
   let runRef: PreparedRun | undefined;
   let current: RunningTurn | undefined;
-  const queue: Array<{ message: MessageParam; uuid: string | undefined }> = [];
+  // `composed`: the host's own text (client_composed), sent as written: never a /command.
+  const queue: Array<{ message: MessageParam; uuid: string | undefined; composed: boolean }> = [];
   const hostHooks = init?.success && init.data.hooks ? hostHooksConfig(init.data.hooks, channel) : undefined;
   const stdio = options.permissionPromptTool === 'stdio';
   // What the host changed during the process: a /clear's fresh session keeps it (Claude Code's
@@ -214,7 +215,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       });
     };
     const startTurnFor = (item: (typeof queue)[number]): RunningTurn => {
-      const local = localCommandOf(item.message);
+      const local = item.composed ? undefined : localCommandOf(item.message);
       if (local?.name === 'compact') return startCompactTurn({ run, instructions: local.instructions, emit: send, totals });
       if (local?.name === 'cost' || local?.name === 'context' || local?.name === 'interactive_only') return startReportTurn({ run, command: local, totals, emit: send });
       if (local?.name === 'clear') {
@@ -235,6 +236,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
       return startTurn({
         run,
         prompt: item.message,
+        verbatim: item.composed,
         includePartialMessages: options.includePartialMessages,
         emit: send,
         totals,
@@ -251,8 +253,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
             send({ type: 'user', message: line.message, session_id: run.sessionId, uuid: line.uuid ?? randomUUID(), parent_tool_use_id: null, isReplay: true });
           }
           // A /compact or /clear waits for the running turn: it acts on the conversation, it is not input to it.
-          if (current && queue.length === 0 && localCommandOf(line.message) === undefined && current.submit(line.message)) return;
-          queue.push({ message: line.message, uuid: line.uuid });
+          if (current && queue.length === 0 && (line.composed || localCommandOf(line.message) === undefined) && current.submit(line.message)) return;
+          queue.push({ message: line.message, uuid: line.uuid, composed: line.composed });
           return next();
         case 'control_request': {
           const requestId = line.line.request_id;

@@ -19,6 +19,8 @@ import type { OutputLine } from '../outputSchemas.js';
 export interface TurnOptions {
   readonly run: PreparedRun;
   readonly prompt: MessageParam;
+  /** The host composed the prompt (client_composed): no MCP prompt command is expanded in it. */
+  readonly verbatim?: boolean;
   readonly includePartialMessages: boolean;
   readonly emit: (line: OutputLine) => void;
   /** Sees every loop event (the debug log). */
@@ -45,7 +47,8 @@ export function startTurn(options: TurnOptions): RunningTurn {
   const controller = new AbortController();
   const mapper = createRunMapper(run, { includePartialMessages: options.includePartialMessages, ...(options.totals ? { totals: options.totals } : {}) });
   emit(initLine(describeRun(run), randomUUID()));
-  const agentRun = createAgentTreeRun(run.loopOptions(options.prompt, controller.signal));
+  const { expandPrompt, ...loopOptions } = run.loopOptions(options.prompt, controller.signal);
+  const agentRun = createAgentTreeRun(options.verbatim || !expandPrompt ? loopOptions : { ...loopOptions, expandPrompt });
   let terminal: TerminalEvent | undefined;
   let failed = true;
   let subscription: Subscription | undefined;
