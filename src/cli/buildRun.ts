@@ -95,6 +95,8 @@ export interface RunEnvironment {
   readonly onDenial?: (denial: PermissionDenial) => void;
   /** In-process hooks added to the settings files' (the SDK host's callbacks). */
   readonly extraHooks?: HooksConfig;
+  /** Told before Write or Edit replaces a file (the SDK's file checkpoints keep the original). */
+  readonly beforeWrite?: (realPath: string) => Promise<void>;
   /** MCP servers added to the configured ones (the SDK host's in-process servers). */
   readonly extraMcpServers?: McpServersConfig;
   /** Asks about unapproved project MCP servers (the interactive view); without it they are not started. */
@@ -336,7 +338,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       cwd,
       homeDir: runEnv.homeDir,
     });
-    const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir, readDenied });
+    const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir, readDenied, ...(runEnv.beforeWrite ? { beforeWrite: runEnv.beforeWrite } : {}) });
     const structured = options.jsonSchema === undefined ? undefined : createStructuredOutput(options.jsonSchema);
     const sandbox = createSandbox({
       platform: runEnv.platform,

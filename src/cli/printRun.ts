@@ -69,6 +69,9 @@ function hostTimeout(value: string | undefined): { hostTimeoutMs?: number } {
   return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? { hostTimeoutMs: n } : {};
 }
 
+/** The SDK sets CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true for `enableFileCheckpointing`. */
+const isTruthy = (value: string | undefined): boolean => value !== undefined && ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase());
+
 /** `--input-format stream-json`: a conversation with a host over stdin/stdout (the Agent SDK). */
 async function runStreamJsonInput(options: CliOptions, debug: DebugLog | undefined): Promise<number> {
   const runs: PreparedRun[] = [];
@@ -82,7 +85,7 @@ async function runStreamJsonInput(options: CliOptions, debug: DebugLog | undefin
         runs.push(run);
         return run;
       },
-      { stdin: process.stdin, writeOut, writeErr, ...hostTimeout(process.env['RXAGENT_HOST_TIMEOUT_MS']), ...(debug ? { onEvent: debug.loopEvent } : {}) },
+      { stdin: process.stdin, writeOut, writeErr, fileCheckpointing: isTruthy(process.env['CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING']), ...hostTimeout(process.env['RXAGENT_HOST_TIMEOUT_MS']), ...(debug ? { onEvent: debug.loopEvent } : {}) },
     );
   } finally {
     await Promise.allSettled(runs.map((r) => r.close()));

@@ -1,10 +1,10 @@
 /**
  * The remaining control requests of the SDK's `SDKControlRequestInner`, through the real SDK and
  * a raw stream-json host: `get_settings` answers each settings source as written (read again per
- * call) and their merge; `rewind_files` gives the SDK's typed "cannot rewind" answer (rxagent
- * keeps no file checkpoints); `list_models` and `set_has_subscribers` succeed; the requests that
- * have nothing to act on here (titles, colours, plugins, skills, output styles, @-mentions, new
- * roots) get an error answer that names the request and says why, and the session goes on.
+ * call) and their merge; `rewind_files` without `enableFileCheckpointing` gives the SDK's typed
+ * "cannot rewind" answer (rewindFiles.test.ts has the checkpoints); `list_models` and
+ * `set_has_subscribers` succeed; the requests that have nothing to act on here (titles,
+ * colours, plugins, skills, output styles, @-mentions, new roots) get an error answer that names the request and says why, and the session goes on.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ const answer = (text: string) => ({ kind: 'message' as const, blocks: [{ type: '
 /** getSettings() is on the SDK's Query object at run time, not in its public type. */
 type WithGetSettings = Query & { getSettings(): Promise<ResolvedSettings> };
 
-test('getSettings() answers every source as written, their merge and who set each key, read again per call; rewindFiles() says it cannot', async () => {
+test('getSettings() answers every source as written, their merge and who set each key, read again per call; rewindFiles() without checkpointing says it cannot', async () => {
   const sandbox = makeSandbox();
   mkdirSync(join(sandbox.cwd, '.claude'), { recursive: true });
   const project = join(sandbox.cwd, '.claude', 'settings.json');
@@ -52,7 +52,8 @@ test('getSettings() answers every source as written, their merge and who set eac
   expect(seen.first?.provenance).toEqual({ permissions: { source: 'flag' }, env: { source: 'project', path: project }, model: { source: 'flag' } });
   expect(seen.second?.effective).toMatchObject({ permissions: { allow: ['Read', 'Grep', 'Glob'] } });
   expect(seen.second?.effective).not.toHaveProperty('env');
-  expect(seen.rewind).toEqual({ canRewind: false, error: expect.stringMatching(/no file checkpoints/) });
+  // Without enableFileCheckpointing nothing was kept: the typed answer says so.
+  expect(seen.rewind).toEqual({ canRewind: false, error: expect.stringMatching(/checkpointing is off/) });
 }, 120_000);
 
 test('list_models and set_has_subscribers succeed; the requests with nothing to act on answer why, and the session goes on', async () => {

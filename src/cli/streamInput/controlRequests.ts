@@ -35,6 +35,8 @@ export interface SessionControls {
   cancelQueued(uuid: string): boolean;
   permissionRules(): Promise<Record<string, unknown>>;
   hooksListing(): Promise<Record<string, unknown>>;
+  /** `rewind_files`: the SDK's `RewindFilesResult`. */
+  rewindFiles(messageId: string, dryRun: boolean): Promise<Record<string, unknown>>;
   /** `get_settings`: each settings source as written and their merge (the SDK's `ResolvedSettings`). */
   settings(): Promise<Record<string, unknown>>;
   /** `mcp_message` from the host: its in-process server's own message; false when no such server is connected. */
@@ -191,14 +193,13 @@ export function answerControlRequest(line: ControlRequestLine, controls: Session
       // rxagent holds no stream lines back to join them, so whether anybody watches changes nothing (an empty success, as documented).
       return { ok: {} };
     }
-    case 'rewind_files':
-      // The SDK's typed "cannot" answer (RewindFilesResult), not an error: the program can show it.
-      return {
-        ok: {
-          canRewind: false,
-          error: 'rxagent keeps no file checkpoints (enableFileCheckpointing is not built): Write and Edit change files in place, so there is nothing to restore from',
-        },
-      };
+    case 'rewind_files': {
+      const id = request['user_message_id'];
+      const dryRun = request['dry_run'];
+      if (typeof id !== 'string' || (dryRun !== undefined && typeof dryRun !== 'boolean')) return { error: 'rewind_files: user_message_id must be a string and dry_run a boolean' };
+      // A checkpoint that cannot be used is the typed canRewind: false answer, not an error: the program can show it.
+      return later('rewind_files', () => controls.rewindFiles(id, dryRun === true));
+    }
     case 'rename_session':
       return { error: 'rename_session: not supported by rxagent: its transcripts carry no session title' };
     case 'set_color':

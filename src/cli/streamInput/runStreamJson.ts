@@ -38,6 +38,7 @@ import { contextUsage, contextUsageResponse } from './contextUsage.js';
 import { localCommandOf } from './localCommands.js';
 import { sessionCostResponse, usageResponse } from './usageAnswers.js';
 import { readFileForHost, seedReadState } from './hostFiles.js';
+import { createFileCheckpoints } from './fileCheckpoints.js';
 
 export interface StreamJsonIO {
   readonly stdin: NodeJS.ReadableStream;
@@ -47,12 +48,14 @@ export interface StreamJsonIO {
   readonly hostTimeoutMs?: number;
   /** Sees every loop event of every turn (the debug log). */
   readonly onEvent?: (event: LoopEvent) => void;
+  /** Keep file checkpoints per user message, for `rewind_files` (the SDK's enableFileCheckpointing). */
+  readonly fileCheckpointing?: boolean;
 }
 
 /** Builds the run from options and the session's extra environment (host hooks, host ask). */
 export type BuildStreamRun = (
   options: CliOptions,
-  extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial' | 'onElicitation' | 'sessionStartSource'>,
+  extra: Pick<RunEnvironment, 'extraHooks' | 'extraMcpServers' | 'ask' | 'interactive' | 'onDenial' | 'onElicitation' | 'sessionStartSource' | 'beforeWrite'>,
 ) => Promise<PreparedRun>;
 
 function workspaceOf(run: PreparedRun) {
@@ -104,7 +107,10 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   const sessionOptions = init?.success ? optionsWithInitialize(options, init.data) : options;
   // The host's in-process MCP servers (only a host that sent initialize has any).
   const sdkServers = init?.success ? createHostMcpServers(init.data.sdkMcpServers ?? [], channel) : undefined;
+  // One set of checkpoints for the process: a /clear's new session can still rewind the old one's files.
+  const checkpoints = io.fileCheckpointing ? createFileCheckpoints() : undefined;
   const extra: Parameters<BuildStreamRun>[1] = {
+    ...(checkpoints ? { beforeWrite: (path: string) => checkpoints.beforeWrite(path) } : {}),
     ...(hostHooks ? { extraHooks: hostHooks.hooks } : {}),
     ...(sdkServers ? { extraMcpServers: sdkServers.configs() } : {}),
     interactive: stdio,
@@ -176,6 +182,10 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     },
     mcpServerMessage: (name, message) => sdkServers?.deliver(name, message as unknown as JSONRPCMessage) ?? false,
     hooksListing: () => (run.hooksListing ? run.hooksListing() : Promise.reject(new Error('this run keeps no hooks listing'))),
+    rewindFiles: async (messageId, dryRun) =>
+      checkpoints
+        ? { ...(await checkpoints.rewind(messageId, dryRun)) }
+        : { canRewind: false, error: 'file checkpointing is off: start the session with enableFileCheckpointing (CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true)' },
     settings: () => (run.settingsView ? run.settingsView() : Promise.reject(new Error('this run keeps no settings view'))),
     permissionRules: () => (run.permissionRules ? run.permissionRules() : Promise.reject(new Error('this run keeps no permission rules'))),
     applyFlagSettings: (change) => {
@@ -248,14 +258,18 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     onEnd = next;
     const handle = (line: InputLine) => {
       switch (line.kind) {
-        case 'user':
+        case 'user': {
+          // One uuid per message: the replayed line's is the one rewind_files names.
+          const uuid = line.uuid ?? randomUUID();
           if (options.replayUserMessages) {
-            send({ type: 'user', message: line.message, session_id: run.sessionId, uuid: line.uuid ?? randomUUID(), parent_tool_use_id: null, isReplay: true });
+            send({ type: 'user', message: line.message, session_id: run.sessionId, uuid, parent_tool_use_id: null, isReplay: true });
           }
+          checkpoints?.begin(uuid);
           // A /compact or /clear waits for the running turn: it acts on the conversation, it is not input to it.
           if (current && queue.length === 0 && (line.composed || localCommandOf(line.message) === undefined) && current.submit(line.message)) return;
-          queue.push({ message: line.message, uuid: line.uuid, composed: line.composed });
+          queue.push({ message: line.message, uuid, composed: line.composed });
           return next();
+        }
         case 'control_request': {
           const requestId = line.line.request_id;
           const answer = answerControlRequest(line.line, controls);

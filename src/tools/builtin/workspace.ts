@@ -60,6 +60,11 @@ export interface Workspace {
    * since (mtime and size). `verb` names the action for the message ("edit", "overwrite").
    */
   assertFresh(realPath: string, verb: string): Promise<void>;
+  /**
+   * Called by Write and Edit just before they replace `realPath` (it may not exist yet), so a
+   * file checkpoint can keep what it held; a failure here refuses the write, never loses the original.
+   */
+  beforeWrite(realPath: string): Promise<void>;
 }
 
 /** Options of {@link createWorkspace}. */
@@ -72,6 +77,8 @@ export interface WorkspaceOptions {
   readonly homeDir?: string;
   /** The files Glob and Grep leave out of their walks (default: none); `createReadDenyCheck` builds it from rules. */
   readonly readDenied?: (toolName: string, path: string, real?: string) => boolean;
+  /** See `Workspace.beforeWrite` (default: nothing). */
+  readonly beforeWrite?: (realPath: string) => Promise<void>;
 }
 
 /** Creates the workspace the built-in file tools of one session close over. */
@@ -186,6 +193,7 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
     recordRead(realPath, st) {
       readFiles.set(realPath, { mtimeMs: st.mtimeMs, size: st.size, readAt: Date.now() });
     },
+    beforeWrite: options.beforeWrite ?? (() => Promise.resolve()),
     async assertFresh(realPath, verb) {
       const record = readFiles.get(realPath);
       if (!record) {
