@@ -46,6 +46,8 @@ export interface CliOptions {
   readonly includePartialMessages: boolean;
   readonly includeHookEvents: boolean;
   readonly maxTurns: number | undefined;
+  /** `--task-budget` (the SDK's `taskBudget.total`): tokens, sent as `output_config.task_budget`. */
+  readonly taskBudget: number | undefined;
   readonly model: string;
   /** Whether `--model` was given (settings files and `set_model` may choose otherwise). */
   readonly modelGiven: boolean;
@@ -233,6 +235,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     includePartialMessages: v['include-partial-messages'] === true,
     includeHookEvents: v['include-hook-events'] === true,
     maxTurns: positiveNumber('max-turns', v['max-turns'], true),
+    taskBudget: positiveNumber('task-budget', v['task-budget'], true),
     model: v.model ?? DEFAULT_MODEL,
     modelGiven: v.model !== undefined,
     fallbackModel: v['fallback-model'],

@@ -15,7 +15,6 @@ export { DEFAULT_MODEL };
  */
 export const IGNORED_FLAGS = {
   'thinking-display': { type: 'string' },
-  'task-budget': { type: 'string' },
   'permission-prompts': { type: 'string' },
   channels: { type: 'string', multiple: true },
   'session-mirror': { type: 'boolean' },
@@ -36,6 +35,8 @@ export const OPTION_CONFIG = {
   'include-partial-messages': { type: 'boolean' },
   'include-hook-events': { type: 'boolean' },
   'max-turns': { type: 'string' },
+  // The SDK's taskBudget.total: the API's advisory output_config.task_budget (beta task-budgets-2026-03-13).
+  'task-budget': { type: 'string' },
   model: { type: 'string' },
   'fallback-model': { type: 'string' },
   tools: { type: 'string', multiple: true },
@@ -115,6 +116,7 @@ Options:
   --include-partial-messages        With stream-json: also print raw stream events as they arrive
   --include-hook-events             With stream-json: print hook_started / hook_response lines
   --max-turns <n>                   Stop after n model iterations
+  --task-budget <tokens>            Advisory token budget for the whole agentic loop (output_config.task_budget)
   --model <model>                   Model name or alias: sonnet, opus, haiku (default: ${DEFAULT_MODEL})
   --fallback-model <model>          Model to switch to when the main one stays overloaded
   --tools <names...>                Tools to offer (Read Write Edit Glob Grep Bash Agent; "" for

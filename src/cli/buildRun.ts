@@ -327,7 +327,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
         ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
         ...withDispatcher(proxyDispatcherFromEnv(env)),
       }),
-      { serverTools, outputConfig: () => shape().outputConfig, betas: joinBetas(env['ANTHROPIC_BETAS'], options.betas) },
+      { serverTools, outputConfig: () => shape().outputConfig, betas: joinBetas(env['ANTHROPIC_BETAS'], options.betas), ...(options.taskBudget === undefined ? {} : { taskBudget: options.taskBudget }) },
     );
     // Oversized tool results are stored beside the transcript; the Read tool must be able to open them.
     const toolResultsDir = join(sessionDir, 'tool-results');

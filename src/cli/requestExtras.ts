@@ -3,7 +3,8 @@
  * API (a client wrapper), so the loop stays what the library is:
  * - server tools (`--tools WebSearch WebFetch`): the API runs them, so their definitions go in
  *   front of the loop's tools (the loop's cache breakpoint on its last tool then covers them too);
- * - `output_config.effort` (`--effort`);
+ * - `output_config.effort` (`--effort`) and `output_config.task_budget` (`--task-budget`, with its
+ *   beta; the same total on every request: the API counts down within one agentic loop);
  * - one `anthropic-beta` header joining the run's betas (`--betas`, `ANTHROPIC_BETAS`, what the
  *   server tools need) with the per-call ones the loop adds (interleaved thinking): a per-call
  *   header would otherwise replace the client's.
@@ -23,7 +24,11 @@ export interface RequestExtras {
   /** Read at each request: `set_model` may move to a model that takes none. */
   readonly outputConfig: () => { readonly effort: string } | undefined;
   readonly betas: readonly string[];
+  /** `--task-budget`: tokens for the whole agentic loop (advisory; the model paces itself). */
+  readonly taskBudget?: number;
 }
+
+export const TASK_BUDGET_BETA = 'task-budgets-2026-03-13';
 
 export function joinBetas(...lists: ReadonlyArray<readonly string[] | string | undefined>): string[] {
   const all = lists.flatMap((l) => (l === undefined ? [] : typeof l === 'string' ? l.split(',') : l)).map((b) => b.trim());
@@ -32,17 +37,17 @@ export function joinBetas(...lists: ReadonlyArray<readonly string[] | string | u
 
 export function withRequestExtras(client: ClosableMessagesClient, extras: RequestExtras): ClosableMessagesClient {
   const servers = extras.serverTools.map((name) => SERVER_TOOLS[name]).filter((s) => s !== undefined);
-  const baseBetas = joinBetas(extras.betas, servers.flatMap((s) => (s.beta ? [s.beta] : [])));
+  const baseBetas = joinBetas(extras.betas, servers.flatMap((s) => (s.beta ? [s.beta] : [])), extras.taskBudget === undefined ? [] : [TASK_BUDGET_BETA]);
   return {
     close: () => client.close(),
     stream: (request, options) => {
       const summarizing = options?.querySource === 'compact';
       const tools = summarizing || servers.length === 0 ? request.tools : [...servers.map((s) => s.definition), ...(request.tools ?? [])];
-      const outputConfig = extras.outputConfig();
+      const outputConfig = { ...extras.outputConfig(), ...(extras.taskBudget === undefined ? {} : { task_budget: { type: 'tokens', total: extras.taskBudget } }) };
       const body = {
         ...request,
         ...(tools === undefined ? {} : { tools }),
-        ...(outputConfig === undefined ? {} : { output_config: { ...(request['output_config'] as object | undefined), ...outputConfig } }),
+        ...(Object.keys(outputConfig).length === 0 ? {} : { output_config: { ...(request['output_config'] as object | undefined), ...outputConfig } }),
       };
       const betas = joinBetas(baseBetas, options?.headers?.['anthropic-beta']);
       const headers = { ...options?.headers, ...(betas.length > 0 ? { 'anthropic-beta': betas.join(',') } : {}) };
