@@ -63,6 +63,8 @@ export interface CliOptions {
   readonly permissionModeAlias: string | undefined;
   /** `--permission-prompt-tool`: `stdio` asks the host over the control protocol. */
   readonly permissionPromptTool: string | undefined;
+  /** `--permission-prompts`: `none` means nobody answers a permission question (the host is never asked). */
+  readonly permissionPrompts: 'host' | 'none';
   readonly maxBudgetUsd: number | undefined;
   readonly sessionId: string | undefined;
   readonly resume: string | undefined;
@@ -157,6 +159,11 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got '${value}')`);
 }
 
+function permissionPromptsOf(value: string | undefined): 'host' | 'none' {
+  if (value === undefined || value === 'host' || value === 'none') return value ?? 'host';
+  throw new UsageError(`--permission-prompts must be host or none (got '${value}')`);
+}
+
 function positiveNumber(name: string, value: string | undefined, integer: boolean, allowZero = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -246,6 +253,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     permissionModeGiven: v['permission-mode'] !== undefined || v['dangerously-skip-permissions'] === true,
     permissionModeAlias,
     permissionPromptTool: v['permission-prompt-tool'],
+    permissionPrompts: permissionPromptsOf(v['permission-prompts']),
     maxBudgetUsd: positiveNumber('max-budget-usd', v['max-budget-usd'], false),
     sessionId,
     resume: v.resume,

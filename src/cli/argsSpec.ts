@@ -15,7 +15,6 @@ export { DEFAULT_MODEL };
  */
 export const IGNORED_FLAGS = {
   'thinking-display': { type: 'string' },
-  'permission-prompts': { type: 'string' },
   channels: { type: 'string', multiple: true },
   'session-mirror': { type: 'boolean' },
   'project-config-root': { type: 'string' },
@@ -46,6 +45,8 @@ export const OPTION_CONFIG = {
   'disallowed-tools': { type: 'string', multiple: true },
   'permission-mode': { type: 'string' },
   'permission-prompt-tool': { type: 'string' },
+  // The SDK's permissionPrompts: none = nobody answers, what would ask is refused (the host is never asked).
+  'permission-prompts': { type: 'string' },
   'dangerously-skip-permissions': { type: 'boolean' },
   // Claude Code needs it before bypassPermissions may be chosen later (set_permission_mode);
   // rxagent allows every mode switch, so it is accepted and changes nothing.
@@ -127,6 +128,7 @@ Options:
   --permission-mode <mode>          default, acceptEdits, bypassPermissions, plan, dontAsk (manual
                                     and auto are accepted and act as default)
   --permission-prompt-tool <tool>   stdio: ask the host over the control protocol
+  --permission-prompts <host|none>  none: nobody answers; a call that would ask is refused
   --dangerously-skip-permissions    Same as --permission-mode bypassPermissions
   --max-budget-usd <amount>         Stop when the run's cost reaches this many US dollars
   --json-schema <schema>            Structured output: the answer must match this JSON Schema and

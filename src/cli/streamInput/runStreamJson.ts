@@ -100,7 +100,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   // `composed`: the host's own text (client_composed), sent as written: never a /command.
   const queue: Array<{ message: MessageParam; uuid: string | undefined; composed: boolean }> = [];
   const hostHooks = init?.success && init.data.hooks ? hostHooksConfig(init.data.hooks, channel) : undefined;
-  const stdio = options.permissionPromptTool === 'stdio';
+  // --permission-prompts none (the SDK's permissionPrompts): nobody answers, so the host is never asked.
+  const stdio = options.permissionPromptTool === 'stdio' && options.permissionPrompts !== 'none';
   // What the host changed during the process: a /clear's fresh session keeps it (Claude Code's
   // model, mode and "always allow" rules are the process's, not the conversation's).
   const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }>; flagRules?: FlagRules; mcpServers?: Record<string, McpServerConfig> } = { rules: [] };
