@@ -56,7 +56,7 @@ test('getSettings() answers every source as written, their merge and who set eac
   expect(seen.rewind).toEqual({ canRewind: false, error: expect.stringMatching(/checkpointing is off/) });
 }, 120_000);
 
-test('list_models and set_has_subscribers succeed; the requests with nothing to act on answer why, and the session goes on', async () => {
+test('list_models, get_binary_version and set_has_subscribers succeed; the requests with nothing to act on answer why, and the session goes on', async () => {
   const server = await startScriptedServer({ script: [answer('still here')] });
   const host = startStreamHost(['--model', 'claude-haiku-4-5'], { ...makeSandbox(), baseURL: server.baseURL });
   try {
@@ -70,10 +70,12 @@ test('list_models and set_has_subscribers succeed; the requests with nothing to 
       reload_output_styles: {},
     };
     host.send({ type: 'control_request', request_id: 'models', request: { subtype: 'list_models' } });
+    host.send({ type: 'control_request', request_id: 'version', request: { subtype: 'get_binary_version' } });
     host.send({ type: 'control_request', request_id: 'watch', request: { subtype: 'set_has_subscribers', has_subscribers: false } });
     host.send({ type: 'control_request', request_id: 'watch-bad', request: { subtype: 'set_has_subscribers', has_subscribers: 'no' } });
     for (const [subtype, fields] of Object.entries(inapplicable)) host.send({ type: 'control_request', request_id: subtype, request: { subtype, ...fields } });
     expect((await host.waitFor(responseTo('models'), 'list_models'))['response']).toMatchObject({ subtype: 'success', response: { models: [expect.objectContaining({ value: 'claude-haiku-4-5' })] } });
+    expect((await host.waitFor(responseTo('version'), 'get_binary_version'))['response']).toMatchObject({ subtype: 'success', response: { version: expect.stringMatching(/^\d+\.\d+\.\d+/) } });
     expect((await host.waitFor(responseTo('watch'), 'set_has_subscribers'))['response']).toEqual({ subtype: 'success', request_id: 'watch', response: {} });
     expect((await host.waitFor(responseTo('watch-bad'), 'a bad set_has_subscribers'))['response']).toMatchObject({ subtype: 'error', error: expect.stringContaining('boolean or null') });
     for (const subtype of Object.keys(inapplicable)) {
