@@ -392,6 +392,9 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       });
     const sessionRules = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
     let flagRules: FlagRules = { allow: [], deny: [], ask: [] };
+    // A bare deny name (the flag layer's from apply_flag_settings too) takes a built-in tool out
+    // of the offer, as Claude Code does not offer a denied tool; read per turn, as the rules change.
+    const offeredBuiltins = () => tools.filter((t) => t.name === STRUCTURED_OUTPUT_TOOL || !removedByDenyRules(t.name, [...settings.permissions.deny, ...flagRules.deny]));
     const canUseToolIn = (mode: CliOptions['permissionMode']): CanUseTool => {
       const policy = createPermissionPolicy({
         mode,
@@ -475,7 +478,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
       tools,
       // The MCP part as it is now: the host may add, remove or switch off servers during the run.
       get toolNames() {
-        return [...tools.map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...mcpSession.tools().map((t) => t.name), ...serverTools];
+        return [...offeredBuiltins().map((t) => t.name), ...(agentToolOn ? [AGENT_TOOL_NAME] : []), ...mcpSession.tools().map((t) => t.name), ...serverTools];
       },
       agents: agentDefinitions.map((d) => ({ name: d.name, description: d.description, ...(d.model ? { model: d.model } : {}) })),
       get permissionMode() {
@@ -515,7 +518,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
           model,
           client: openedClient,
           system,
-          tools,
+          tools: offeredBuiltins(),
           refreshTools: mcpSession.refreshTools,
           expandPrompt: expandMcpPrompt(mcpSession.prompts),
           messages: run.history,

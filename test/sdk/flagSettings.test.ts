@@ -1,7 +1,7 @@
 /**
  * Settings control through the real SDK: `applyFlagSettings` changes the model of the next
- * turn and the flag layer's permission rules (a deny rule refuses the next call; `null` clears
- * it), and refuses, applying nothing, a key rxagent cannot apply mid-session; `updateSettings`
+ * turn and the flag layer's permission rules (a bare deny name takes the tool out of the next
+ * request's offer and refuses a call made anyway; `null` clears it), and refuses, applying nothing, a key rxagent cannot apply mid-session; `updateSettings`
  * is refused with the reason.
  */
 import type { Query, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
@@ -44,7 +44,12 @@ test('applyFlagSettings: model and permission rules apply from the next turn; an
   // The refused call changed nothing: turn 2 runs on the session's model, not opus.
   expect(models).toEqual(['claude-haiku-4-5', 'claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-sonnet-4-5']);
   const results = resultsById(messages);
-  expect(JSON.stringify(results.get('tu_1')?.message.content)).toMatch(/denied|not allowed|deny/i);
+  // A bare deny name takes the tool out of the offer (as Claude Code does); a call made anyway is refused.
+  const offered = server.requests.map((r) => (r.body!.tools ?? []).map((t) => t.name));
+  expect(offered[0]).not.toContain('Glob');
+  expect(offered[0]).toContain('Read');
+  expect(offered[2]).toContain('Glob');
+  expect(JSON.stringify(results.get('tu_1')?.message.content)).toContain('"is_error":true');
   expect(JSON.stringify(results.get('tu_2')?.message.content)).not.toMatch(/denied|not allowed/i);
   expect(refusals['mixed']).toMatch(/outputStyle/);
   expect(refusals['badRule']).toMatch(/permissions\.allow/);

@@ -18,12 +18,14 @@ const answer = (text: string) => ({ kind: 'message' as const, blocks: [{ type: '
 
 describe('managedSettings (--managed-settings)', () => {
   test('its deny rule wins over an allow in the flag settings, and the run goes on', async () => {
-    const { messages, cwd, stderr } = await runQuery([write, answer('refused')], 'write a file', {
+    const { messages, cwd, stderr, server } = await runQuery([write, answer('refused')], 'write a file', {
       settings: { permissions: { allow: ['Write'] } },
       managedSettings: { permissions: { deny: ['Write'] } },
     });
     expect(existsSync(join(cwd, 'made.txt'))).toBe(false);
-    expect(resultOf(messages)[0]).toMatchObject({ subtype: 'success', permission_denials: [{ tool_name: 'Write', tool_use_id: 'tu_1' }] });
+    // A bare deny name: Write is not even offered (as Claude Code does); the call made anyway is refused.
+    expect(server.requests[0]!.body!.tools?.map((t) => t.name)).not.toContain('Write');
+    expect(resultOf(messages)[0]).toMatchObject({ subtype: 'success', result: 'refused' });
     expect(stderr).not.toMatch(/Unknown option/);
   });
 
