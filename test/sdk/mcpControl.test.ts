@@ -153,3 +153,27 @@ test('the servers setMcpServers added are still there after /clear', async () =>
   expect(messages.some((m) => m.type === 'conversation_reset')).toBe(true);
   expect(toolNames(server.requests[0]?.body)).toContain('mcp__ui__ping');
 }, 120_000);
+
+test('a server toggleMcpServer switched off stays off after /clear; the others come back', async () => {
+  let resolveQuery!: (q: Query) => void;
+  const queryReady = new Promise<Query>((resolve) => (resolveQuery = resolve));
+  let resultSeen!: () => void;
+  const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
+  const input = (async function* (): AsyncGenerator<SDKUserMessage> {
+    const q = await queryReady;
+    await q.toggleMcpServer('off', false);
+    let turn = nextResult();
+    yield userMessage('/clear');
+    await turn;
+    turn = nextResult();
+    yield userMessage('after clear');
+    await turn;
+  })();
+  const servers = { on: { command: process.execPath, args: [UI_SERVER] }, off: { command: process.execPath, args: [UI_SERVER] } };
+  const { messages, server } = await runQuery([answer('fresh')], input, { mcpServers: servers }, { withQuery: resolveQuery, onMessage: (m) => void (m.type === 'result' && resultSeen()) });
+  expect(resultOf(messages).map((r) => r.subtype)).toEqual(['success', 'success']);
+  expect(messages.some((m) => m.type === 'conversation_reset')).toBe(true);
+  expect(server.requests).toHaveLength(1);
+  expect(toolNames(server.requests[0]?.body)).toContain('mcp__on__ping');
+  expect(toolNames(server.requests[0]?.body)).not.toContain('mcp__off__ping');
+}, 120_000);

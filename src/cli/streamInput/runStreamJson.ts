@@ -104,7 +104,7 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
   const stdio = options.permissionPromptTool === 'stdio' && options.permissionPrompts !== 'none';
   // What the host changed during the process: a /clear's fresh session keeps it (Claude Code's
   // model, mode and "always allow" rules are the process's, not the conversation's).
-  const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }>; flagRules?: FlagRules; mcpServers?: Record<string, McpServerConfig> } = { rules: [] };
+  const carried: { model?: string | undefined; thinking?: number | null; rules: Array<{ behavior: 'allow' | 'deny' | 'ask'; rules: string[] }>; flagRules?: FlagRules; mcpServers?: Record<string, McpServerConfig>; mcpDisabled: Set<string> } = { rules: [], mcpDisabled: new Set() };
   const sessionOptions = init?.success ? optionsWithInitialize(options, init.data) : options;
   // The host's in-process MCP servers (only a host that sent initialize has any).
   const sdkServers = init?.success ? createHostMcpServers(init.data.sdkMcpServers ?? [], channel) : undefined;
@@ -151,6 +151,8 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     if (carried.flagRules) next.setFlagRules(carried.flagRules);
     // The host's mcp_set_servers servers are the process's too (a failed one is in the answer it already got).
     if (carried.mcpServers) await next.mcpControl?.replaceServers(carried.mcpServers);
+    // A server the host switched off stays off (Claude Code keeps mcp_toggle for the process).
+    for (const name of carried.mcpDisabled) await next.mcpControl?.setEnabled(name, false).catch(() => undefined);
     return next;
   };
   const reopenRun = (sessionId: string, mode: PreparedRun['permissionMode']) =>
@@ -198,7 +200,11 @@ export async function runStreamJson(options: CliOptions, build: BuildStreamRun, 
     },
     mcpSetServers: (servers) => setHostMcpServers(run, servers, sdkServers, (applied) => (carried.mcpServers = applied)),
     mcpReconnect: async (name) => void (await mcpControlOf(run).reconnect(name)),
-    mcpToggle: async (name, enabled) => void (await mcpControlOf(run).setEnabled(name, enabled)),
+    mcpToggle: async (name, enabled) => {
+      await mcpControlOf(run).setEnabled(name, enabled);
+      if (enabled) carried.mcpDisabled.delete(name);
+      else carried.mcpDisabled.add(name);
+    },
     mcpReadResource: async (name, uri) => ({ ...(await mcpControlOf(run).readResource(name, uri)) }),
   };
   if (init && first?.kind === 'control_request') {
