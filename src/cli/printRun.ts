@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { UsageError, type CliOptions } from './args.js';
 import { buildRun, type PreparedRun, type RunEnvironment } from './buildRun.js';
-import { createRunMapper } from './output/runMapper.js';
+import { createRunMapper, createSessionTotals } from './output/runMapper.js';
 import { runPrintMode } from './printMode.js';
 import { readStdin, StdinTooLarge } from './readStdin.js';
 import { packageVersion } from './version.js';
@@ -119,7 +119,10 @@ export async function runPrint(options: CliOptions): Promise<number> {
   try {
     run = await buildRun(options, printEnvironment(options, debug, { onDenial: (denial) => mapperRef?.recordDenial(denial) }));
     // Partial messages are a stream-json feature; other formats ignore the flag (as Claude Code does).
-    const mapper = createRunMapper(run, { includePartialMessages: options.includePartialMessages && options.outputFormat === 'stream-json' });
+    // A resumed or continued session's result totals start from what its transcript spent, as in
+    // stream-json and as Claude Code restores a resumed session's cost (a fork starts at 0).
+    const totals = run.spentBefore ? createSessionTotals(run.maxOutputTokens, await run.spentBefore()) : undefined;
+    const mapper = createRunMapper(run, { includePartialMessages: options.includePartialMessages && options.outputFormat === 'stream-json', ...(totals ? { totals } : {}) });
     mapperRef = mapper;
     const code = await runPrintMode(options, run, mapper, prompt, controller.signal, { writeOut, writeErr, ...(debug ? { onEvent: debug.loopEvent } : {}) });
     if (deadlinePassed) writeErr(`rxagent: the run passed its deadline of ${deadlineMs / 1000} s (${options.timeoutMs === undefined ? 'the -p default; ' : ''}--timeout sets it)\n`);

@@ -155,6 +155,22 @@ describe.concurrent('sessions', () => {
     expect(JSON.stringify(messages[2])).toContain('second question');
   });
 
+  test("-p --resume and --continue: total_cost_usd and modelUsage are the session's (the transcript's spending plus this run's); a fork starts at 0", async () => {
+    const box = makeSandbox();
+    const id = '6f1c1a52-4a55-4d55-9a1e-3b1f1b0c7e12';
+    const usage = { input_tokens: 1000, output_tokens: 100 };
+    const answer = (t: string): ScriptedResponse => ({ kind: 'message', blocks: [{ type: 'text', text: t }], usage });
+    const first = resultOf(parseLines((await runAgainst([answer('One.')], ['-p', 'one', '--session-id', id, '--output-format', 'json'], box)).stdout));
+    expect(first.total_cost_usd).toBeGreaterThan(0);
+    const second = resultOf(parseLines((await runAgainst([answer('Two.')], ['-p', 'two', '--resume', id, '--output-format', 'json'], box)).stdout));
+    expect(second.total_cost_usd).toBeCloseTo(2 * first.total_cost_usd, 10);
+    expect(Object.values(second.modelUsage)[0]).toMatchObject({ inputTokens: 2000, outputTokens: 200 });
+    const third = resultOf(parseLines((await runAgainst([answer('Three.')], ['-p', 'three', '--continue', '--output-format', 'json'], box)).stdout));
+    expect(third.total_cost_usd).toBeCloseTo(3 * first.total_cost_usd, 10);
+    const forked = resultOf(parseLines((await runAgainst([answer('Fork.')], ['-p', 'fork', '--resume', id, '--fork-session', '--output-format', 'json'], box)).stdout));
+    expect(forked.total_cost_usd).toBeCloseTo(first.total_cost_usd, 10);
+  });
+
   test('--resume of an unknown session: one line on stderr, exit 1', async () => {
     const box = makeSandbox();
     const run = await runCli(['-p', 'x', '--resume', '0b0e1c7e-0000-4000-8000-000000000000'], { ...box, baseURL: 'http://127.0.0.1:9' });
