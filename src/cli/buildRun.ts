@@ -226,6 +226,9 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
   const flagOptions = given.agent === undefined ? given : asMainAgent(given, pickMainAgent(mainAgentDefinitions ?? [], given.agent));
   const { builtins: toolNames, agent: agentToolOn, server: serverTools, ignored } = resolveToolNames(flagOptions.tools, flagOptions.disallowedTools);
   if (flagOptions.ignoredFlags.length > 0) runEnv.onWarning(`${flagOptions.ignoredFlags.join(', ')}: accepted for the Agent SDK; rxagent has nothing they configure`);
+  if (flagOptions.permissionPromptTool !== undefined && flagOptions.permissionPromptTool !== 'stdio') {
+    runEnv.onWarning(`--permission-prompt-tool ${flagOptions.permissionPromptTool}: rxagent asks only the SDK host (stdio), never an MCP tool; a call that would ask is refused`);
+  }
   if (ignored.length > 0) runEnv.onWarning(`--tools: ${ignored.join(', ')} ${ignored.length === 1 ? 'is a Claude Code tool' : 'are Claude Code tools'} rxagent does not have; ignored`);
   const cwd = resolve(runEnv.cwd);
   for (const dir of flagOptions.addDirs) assertDirectory(resolve(cwd, dir), '--add-dir');

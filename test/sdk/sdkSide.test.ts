@@ -3,7 +3,8 @@
  * `executableArgs` (to the runtime that runs rxagent's entry), `extraArgs` (more flags: here
  * `--replay-user-messages`), `spawnClaudeCodeProcess` (the program starts the engine itself),
  * `stderr` (the engine's warnings), `debugFile`, and `sandbox` (which the SDK folds into the
- * flag settings layer, where rxagent reads its `sandbox` keys).
+ * flag settings layer, where rxagent reads its `sandbox` keys); and `permissionPromptToolName`,
+ * which rxagent does not call, saying so.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -45,4 +46,15 @@ test('stderr gets the engine warnings; debugFile gets the debug log; sandbox rea
   expect(readFileSync(debugFile, 'utf8')).toContain('rxagent');
   const init = messages.find((m) => m.type === 'system' && m.subtype === 'init') as unknown as { sandbox?: { enabled: boolean } };
   expect(init.sandbox).toMatchObject({ enabled: false });
+}, 60_000);
+
+test('permissionPromptToolName (an MCP tool) is not called: one warning says so, and the call that would ask is refused', async () => {
+  const { messages, stderr, cwd } = await runQuery(
+    [{ kind: 'message', blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: 'made.txt', content: 'x' } }] }, answer('refused')],
+    'write',
+    { permissionPromptToolName: 'mcp__approver__approve' },
+  );
+  expect(resultOf(messages)[0]).toMatchObject({ subtype: 'success', result: 'refused' });
+  expect(stderr).toContain('--permission-prompt-tool mcp__approver__approve: rxagent asks only the SDK host');
+  expect(existsSync(join(cwd, 'made.txt'))).toBe(false);
 }, 60_000);
