@@ -75,7 +75,7 @@ export function editTool(workspace: Workspace): ToolSpec<EditInput, string> {
       const after = input.replace_all
         ? before.split(input.old_string).join(input.new_string)
         : before.slice(0, firstIndex) + input.new_string + before.slice(firstIndex + input.old_string.length);
-      await workspace.beforeWrite(path);
+      await workspace.beforeWrite?.(path);
       // Atomic: a full disk or a crash leaves the old file, never half of the new one.
       workspace.recordRead(path, await writeFileAtomic(path, after, { contains: workspace.contains }));
       const what = count > 1 ? `Replaced ${count} occurrences in ${path}.` : `Edited ${path}.`;

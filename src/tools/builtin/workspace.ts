@@ -64,7 +64,7 @@ export interface Workspace {
    * Called by Write and Edit just before they replace `realPath` (it may not exist yet), so a
    * file checkpoint can keep what it held; a failure here refuses the write, never loses the original.
    */
-  beforeWrite(realPath: string): Promise<void>;
+  beforeWrite?(realPath: string): Promise<void>;
 }
 
 /** Options of {@link createWorkspace}. */

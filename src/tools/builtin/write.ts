@@ -52,7 +52,7 @@ export function writeTool(workspace: Workspace): ToolSpec<WriteInput, string> {
       }
       if (existing) await workspace.assertFresh(path, 'overwrite');
       const original = existing && existing.size <= MAX_ORIGINAL_BYTES ? await readOriginal(workspace, path) : null;
-      await workspace.beforeWrite(path);
+      await workspace.beforeWrite?.(path);
       await mkdir(dirname(path), { recursive: true });
       // Atomic: a full disk or a crash leaves the old file, never half of the new one.
       const written = await writeFileAtomic(path, input.content, { contains: workspace.contains });
