@@ -1,20 +1,37 @@
 /**
- * Bundles the `rxagent` command (`npm run build`, after tsc): src/cli/main.ts → dist/src/cli/main.js,
- * with the modes a `-p` run does not use split into lazy chunks (dist/src/chunks/).
+ * Bundles the `rxagent` command (`npm run build`, after tsc): src/cli/main.ts and everything it
+ * loads → dist/src/cli/rxagent.cjs, one CommonJS file run by the bin, dist/src/cli/main.js
+ * (scripts/cliLauncher.js), through a V8 code cache made here by one training run.
  *
- * Two choices here make the command start sooner (issue 20 §3); every byte the first request
- * waits for is compiled and evaluated at each start (about 30 ms per MB on this machine):
+ * Every choice here makes the command start sooner (issue 20 §3):
+ * - One CommonJS file, not ES modules: Node 20 can cache compiled code only for a vm.Script (its
+ *   module compile cache is 22+). The modes a `-p` run does not use (interactive view, serve, MCP
+ *   login, fleet) stay in the file but are evaluated only when their mode runs (esbuild turns each
+ *   `await import()` into a lazy init); their functions are compiled only if called.
  * - rxjs from its ES-module build: the `node` condition of its package exports picks the
  *   CommonJS build, which esbuild cannot tree-shake (360 KB, all of it, at every start).
  * - zod without its translated error messages: zod's index re-exports every locale
  *   (`z.locales`, `z.core.locales`; about 400 KB) and esbuild cannot drop a re-exported
  *   namespace. Nothing in rxagent reads them; the English messages zod uses by default come from
  *   their own module and stay. A use of `z.locales` in the bin would find an empty namespace.
+ * - The code cache (dist/src/cli/rxagent.cjs.cache): the command runs once against a loopback
+ *   server with a canned one-text reply and writes, at exit, the code of every function that run
+ *   compiled. Made by this node with the bin's V8 flags; any other node rejects it and compiles
+ *   from source.
  * The library itself (`dist/src`, from tsc) imports zod and rxjs as they are.
  */
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
+const out = (rel) => fileURLToPath(new URL(rel, root));
+const BUNDLE = out('dist/src/cli/rxagent.cjs');
+const BIN = out('dist/src/cli/main.js');
 
 /** zod's `locales/index.js`, as the two modules re-exporting it see it in the bin: empty. */
 const zodWithoutLocales = {
@@ -28,20 +45,64 @@ const zodWithoutLocales = {
 };
 
 await build({
-  absWorkingDir: new URL('.', root).pathname,
+  absWorkingDir: fileURLToPath(root),
   entryPoints: ['src/cli/main.ts'],
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
-  splitting: true,
-  outdir: 'dist/src',
-  entryNames: 'cli/[name]',
-  chunkNames: 'chunks/[name]-[hash]',
+  outfile: BUNDLE,
   external: ['mvdan-sh', 'pg-native', '@opentelemetry/*'],
   alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
+  // The launcher passes the bundle's file URL: paths found next to the code (workers, package.json) resolve as before.
+  define: { 'import.meta.url': '__rxagentModuleUrl' },
   plugins: [zodWithoutLocales],
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'external',
   logLevel: 'warning',
-  // Bundled CommonJS modules (undici, pg) call require() for node's built-ins.
-  banner: { js: "import { createRequire as __rxagentCreateRequire } from 'node:module'; const require = __rxagentCreateRequire(import.meta.url);" },
 });
+// The launcher wraps the file in a function: main.ts's `#!` line would be a syntax error there.
+writeFileSync(BUNDLE, readFileSync(BUNDLE, 'utf8').replace(/^#!.*\n/, ''));
+copyFileSync(out('scripts/cliLauncher.js'), BIN);
+chmodSync(BIN, 0o755);
+await trainCodeCache();
+
+/** Runs `rxagent -p hi` once against a canned loopback reply; the bin writes its code cache at exit. */
+async function trainCodeCache() {
+  const { encodeSSEStream, scriptedMessageToEvents } = await import(new URL('dist/src/testing/encodeScript.js', root).href);
+  const reply = encodeSSEStream(scriptedMessageToEvents({ kind: 'message', blocks: [{ type: 'text', text: 'hello' }] }).map((e) => e.event));
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(reply);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const dir = mkdtempSync(join(tmpdir(), 'rxagent-code-cache-'));
+  const cwd = join(dir, 'work');
+  const home = join(dir, 'home');
+  mkdirSync(cwd);
+  mkdirSync(home);
+  try {
+    const env = {
+      PATH: process.env['PATH'] ?? '',
+      HOME: home,
+      ANTHROPIC_API_KEY: 'build-not-a-key',
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${server.address().port}`,
+      RXAGENT_BUILD_CODE_CACHE: `${BUNDLE}.cache`,
+    };
+    const child = spawn(process.execPath, [BIN, '-p', 'hi'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`the code cache's training run failed (exit ${code}): ${stderr.slice(0, 800)}`);
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
