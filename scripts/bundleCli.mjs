@@ -52,7 +52,9 @@ await build({
   format: 'cjs',
   target: 'node20',
   outfile: BUNDLE,
-  external: ['mvdan-sh', 'pg-native', '@opentelemetry/*'],
+  // The OpenTelemetry SDK and exporters load only when telemetry is on; its API is bundled: every
+  // run requires it at load, and as a package it costs a resolve and a compile per file.
+  external: ['mvdan-sh', 'pg-native', '@opentelemetry/core', '@opentelemetry/resources', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-*'],
   alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
   // The launcher passes the bundle's file URL: paths found next to the code (workers, package.json) resolve as before.
   define: { 'import.meta.url': '__rxagentModuleUrl' },
@@ -63,7 +65,13 @@ await build({
   logLevel: 'warning',
 });
 // The launcher wraps the file in a function: main.ts's `#!` line would be a syntax error there.
-writeFileSync(BUNDLE, readFileSync(BUNDLE, 'utf8').replace(/^#!.*\n/, ''));
+// And an import() in a vm.Script run from a code cache finds no loader on Node 20 ("A dynamic import
+// callback was not specified"): the externals esbuild leaves as import() (the OpenTelemetry SDK)
+// go through the launcher's own import(), which resolves them from the same directory.
+const bundled = readFileSync(BUNDLE, 'utf8').replace(/^#!.*\n/, '');
+const rewritten = bundled.replace(/\bimport\((?=")/g, '__rxagentImport(');
+if (/\bimport\(/.test(rewritten)) throw new Error('rxagent.cjs: an import() the launcher does not route (not a string literal)');
+writeFileSync(BUNDLE, rewritten);
 copyFileSync(out('scripts/cliLauncher.js'), BIN);
 chmodSync(BIN, 0o755);
 await trainCodeCache();

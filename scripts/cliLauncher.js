@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { constants, Script } from 'node:vm';
+import { Script } from 'node:vm';
 
 // The command's V8 flags (main.ts says why), set before the compile: V8 accepts a code cache only
 // under the flags it was made with, and the build's run made it with these set.
@@ -29,14 +29,14 @@ try {
   // no cache shipped (a partial build): compile from source
 }
 const filename = fileURLToPath(bundle);
-// The function a CommonJS module is wrapped in, plus the bundle's import.meta.url (esbuild defines it as a parameter).
-const script = new Script(`(function (exports, require, module, __filename, __dirname, __rxagentModuleUrl) {${readFileSync(bundle, 'utf8')}\n})`, {
+// The function a CommonJS module is wrapped in, plus the bundle's import.meta.url (esbuild defines
+// it as a parameter) and the import() its external modules load with (bundleCli.mjs says why).
+const script = new Script(`(function (exports, require, module, __filename, __dirname, __rxagentModuleUrl, __rxagentImport) {${readFileSync(bundle, 'utf8')}\n})`, {
   filename,
   cachedData,
-  importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
 // Only `npm run build` sets this: its training run writes the cache at exit, when every function the run used is compiled.
 const cacheOut = process.env['RXAGENT_BUILD_CODE_CACHE'];
 if (cacheOut) process.on('exit', () => writeFileSync(cacheOut, script.createCachedData()));
 const module = { exports: {} };
-script.runInThisContext()(module.exports, createRequire(bundle), module, filename, fileURLToPath(new URL('.', bundle)), bundle.href);
+script.runInThisContext()(module.exports, createRequire(bundle), module, filename, fileURLToPath(new URL('.', bundle)), bundle.href, (specifier) => import(specifier));
