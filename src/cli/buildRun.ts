@@ -32,6 +32,7 @@ import { createBuiltinTools } from '../tools/builtin/createBuiltinTools.js';
 import { resolveToolNames } from './toolNames.js';
 import { createWorkspace, type Workspace } from '../tools/builtin/workspace.js';
 import { createSandbox } from '../sandbox/createSandbox.js';
+import { settleBwrapProbes } from '../sandbox/bwrapProbe.js';
 import { describeSandbox, type SandboxStatus } from '../sandbox/types.js';
 import { commandNamesOf } from '../tools/builtin/shellParse.js';
 import { sharedBashCheck } from '../permissions/bashCheckThread.js';
@@ -343,6 +344,7 @@ export async function buildRun(given: CliOptions, runEnv: RunEnvironment): Promi
     });
     const workspace = createWorkspace({ cwd, roots: [...options.addDirs, toolResultsDir], homeDir: runEnv.homeDir, readDenied, ...(runEnv.beforeWrite ? { beforeWrite: runEnv.beforeWrite } : {}) });
     const structured = options.jsonSchema === undefined ? undefined : createStructuredOutput(options.jsonSchema);
+    await settleBwrapProbes(); // the probe main.ts started, if any: createSandbox reads its answer
     const sandbox = createSandbox({
       platform: runEnv.platform,
       roots: workspace.roots,

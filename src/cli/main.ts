@@ -97,6 +97,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   try {
+    // The sandbox's probe (a bwrap process) runs while the mode's modules load; buildRun waits for it.
+    if (!options.noSandbox) (await import('../sandbox/bwrapProbe.js')).probeBwrapAhead();
+    // zod compiles a parser with `new Function` at an object schema's first parse: worth it in a
+    // long-lived process, not for the few parses of one command run (and no code cache holds it).
+    (await import('zod')).config({ jitless: true });
     // Each mode's modules load only for it: `--version`, `--help` and a usage error load none.
     return options.print ? await (await import('./printRun.js')).runPrint(options) : await (await import('./interactive/runInteractive.js')).runInteractive(options);
   } catch (error) {

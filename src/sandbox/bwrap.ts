@@ -19,26 +19,10 @@
  * seccomp filter that refuses new Unix sockets (seccompFilter.ts), since a socket file on the
  * read-only host can still be connected to.
  */
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { BRIDGE_CHANNEL_FD, BRIDGE_SETUP, proxyBwrapArgs } from './networkProxy.js';
 import type { SandboxAccess } from './types.js';
 
-/** The first executable named `name` on PATH. */
-export function findOnPath(name: string, path = process.env['PATH'] ?? ''): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
+export { findOnPath, probeBwrap } from './bwrapProbe.js';
 
 export interface BwrapCommand {
   readonly bwrap: string;
@@ -125,19 +109,4 @@ export function bwrapArgs(config: BwrapCommand, command: string, cwd: string, ac
   if (config.network === 'proxy') args.push(...proxyBwrapArgs(config.node));
   args.push('--', config.bash, '-c', launcherScript(config.network), command);
   return args;
-}
-
-/** Why bwrap cannot confine a command here, or undefined when a probe run worked. */
-export function probeBwrap(bwrap: string, bash: string): string | undefined {
-  const result = spawnSync(
-    bwrap,
-    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '--', bash, '-c', 'exit 0'],
-    { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, encoding: 'utf8' },
-  );
-  if (result.error) return `bwrap could not start: ${result.error.message}`;
-  if (result.status !== 0) {
-    const why = (result.stderr ?? '').trim().split('\n')[0] ?? '';
-    return `bwrap cannot create namespaces here${why ? ` (${why})` : ''}`;
-  }
-  return undefined;
 }

@@ -5,7 +5,8 @@
  */
 import { accessSync, constants } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { bwrapArgs, findOnPath, INFO_FD, probeBwrap, type ProtectedMounts } from './bwrap.js';
+import { bwrapArgs, INFO_FD, type ProtectedMounts } from './bwrap.js';
+import { bwrapProbeResult, findOnPath } from './bwrapProbe.js';
 import { startNetworkProxy, type NetworkProxy } from './networkProxy.js';
 import { placeholders } from './placeholders.js';
 import { NESTED_WALK_MAX_ENTRIES, nestedProtectedOf } from './nestedProtected.js';
@@ -35,9 +36,6 @@ export interface CreatedSandbox extends CommandSandbox {
   close(): void;
 }
 
-/** A probe costs a process start (~50 ms); its answer does not change within one process. */
-const probeCache = new Map<string, string | undefined>();
-
 export function createSandbox(options: SandboxOptions): CreatedSandbox {
   const notes: string[] = [];
   const off = (reason: string): CreatedSandbox => unsandboxed({ kind: 'off', reason }, notes);
@@ -52,8 +50,7 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
   const bwrap = findOnPath('bwrap', path);
   if (bwrap === undefined) return off('bubblewrap (bwrap) is not installed');
   const bash = findOnPath('bash', path) ?? '/bin/bash';
-  if (!probeCache.has(bwrap)) probeCache.set(bwrap, probeBwrap(bwrap, bash));
-  const failure = probeCache.get(bwrap);
+  const failure = bwrapProbeResult(bwrap, bash);
   if (failure !== undefined) return off(failure);
 
   const domains = options.settings?.network?.allowedDomains ?? [];
