@@ -23,6 +23,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { constants as http2Constants } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,33 @@ const zodWithoutLocales = {
   },
 };
 
+/**
+ * undici's HTTP/2 client requires node:http2 at load (~5–8 ms at every start) only to read ten
+ * protocol constants; the command never opens an HTTP/2 connection unless undici negotiates one.
+ * In the bin, client-h2.js gets those constants as values (taken from this node's http2 at build)
+ * and loads node:http2 at its first `connect`. The build fails if undici's text changed.
+ */
+const undiciHttp2OnDemand = {
+  name: 'undici-http2-on-demand',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const found = /let http2\ntry \{\n  http2 = require\('node:http2'\)\n\} catch \{\n  \/\/ @ts-ignore\n  http2 = \{ constants: \{\} \}\n\}\n\nconst \{\n  constants: \{\n([\s\S]*?)\n  \}\n\} = http2\n/.exec(text);
+      if (!found) throw new Error(`${args.path}: undici's node:http2 load is not the text bundleCli.mjs replaces`);
+      const names = found[1].split(',').map((name) => name.trim());
+      const values = names.map((name) => {
+        if (!(name in http2Constants)) throw new Error(`${args.path}: node:http2 has no constant ${name}`);
+        return `const ${name} = ${JSON.stringify(http2Constants[name])}`;
+      });
+      const lazy = "let http2Module\nconst http2 = { connect: (...args) => (http2Module ??= require('node:http2')).connect(...args) }\n";
+      const rest = text.slice(found.index + found[0].length);
+      const uses = rest.match(/\bhttp2\.\w+/g) ?? [];
+      if (uses.some((use) => use !== 'http2.connect')) throw new Error(`${args.path}: uses ${uses.join(', ')} of node:http2 beyond connect`);
+      return { contents: text.slice(0, found.index) + lazy + values.join('\n') + '\n' + rest, loader: 'js' };
+    });
+  },
+};
+
 await build({
   absWorkingDir: fileURLToPath(root),
   entryPoints: ['src/cli/main.ts'],
@@ -58,7 +86,7 @@ await build({
   alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
   // The launcher passes the bundle's file URL: paths found next to the code (workers, package.json) resolve as before.
   define: { 'import.meta.url': '__rxagentModuleUrl' },
-  plugins: [zodWithoutLocales],
+  plugins: [zodWithoutLocales, undiciHttp2OnDemand],
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'external',
