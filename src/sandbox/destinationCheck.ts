@@ -15,23 +15,30 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 // Two lists: a BlockList checks IPv4 addresses against its IPv6 rules too (as mapped addresses).
-const NOT_PUBLIC_V4 = new BlockList();
-const NOT_PUBLIC_V6 = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NOT_PUBLIC_V4.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) NOT_PUBLIC_V6.addSubnet(net, bits, 'ipv6');
+// Built at the first check, not at load: every command start loads this module (issue 20 §3).
+let notPublic: { readonly v4: BlockList; readonly v6: BlockList } | undefined;
+function notPublicLists(): { readonly v4: BlockList; readonly v6: BlockList } {
+  if (notPublic) return notPublic;
+  const v4 = new BlockList();
+  const v6 = new BlockList();
+  for (const [net, bits] of [
+    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+    ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ] as const) v4.addSubnet(net, bits, 'ipv4');
+  for (const [net, bits] of [
+    ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
+    ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ] as const) v6.addSubnet(net, bits, 'ipv6');
+  return (notPublic = { v4, v6 });
+}
 
 /** Whether `address` (an IP literal) is a public unicast address. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return family === 4 ? !NOT_PUBLIC_V4.check(address, 'ipv4') : !NOT_PUBLIC_V6.check(address, 'ipv6');
+  const lists = notPublicLists();
+  return family === 4 ? !lists.v4.check(address, 'ipv4') : !lists.v6.check(address, 'ipv6');
 }
 
 export function normalizeHost(host: string): string {
