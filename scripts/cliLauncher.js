@@ -29,9 +29,10 @@ try {
   // no cache shipped (a partial build): compile from source
 }
 const filename = fileURLToPath(bundle);
+// The file is ASCII (the build checks it), so latin1 reads the same text without a UTF-8 decode.
 // The function a CommonJS module is wrapped in, plus the bundle's import.meta.url (esbuild defines
 // it as a parameter) and the import() its external modules load with (bundleCli.mjs says why).
-const script = new Script(`(function (exports, require, module, __filename, __dirname, __rxagentModuleUrl, __rxagentImport) {${readFileSync(bundle, 'utf8')}\n})`, {
+const script = new Script(`(function (exports, require, module, __filename, __dirname, __rxagentModuleUrl, __rxagentImport) {${readFileSync(bundle, 'latin1')}\n})`, {
   filename,
   cachedData,
 });
