@@ -23,6 +23,7 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
   version: string;
   exports: Record<string, { types: string; default: string }>;
   dependencies: Record<string, string>;
+  bin: { rxagent: string };
 };
 const work = mkdtempSync(path.join(tmpdir(), 'rxagent-pack-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -44,7 +45,8 @@ const listing = pack();
 describe('the packed package', () => {
   it('ships the built code with types, README and LICENSE, and no bench, tests or maps', async () => {
     const files = (await listing).files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js']));
+    // The bin and what it runs: the command's bundle and the code cache the build made for it.
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js', 'dist/src/cli/rxagent.cjs', 'dist/src/cli/rxagent.cjs.cache']));
     for (const target of Object.values(pkg.exports)) {
       expect(files).toContain(target.types.replace(/^\.\//, ''));
       expect(files).toContain(target.default.replace(/^\.\//, ''));
@@ -94,5 +96,9 @@ describe('the packed package', () => {
     expect(stdout).toContain('tools: add results: 1');
     expect(stdout).toContain('terminal: completed');
     expect(stdout).toMatch(/sub-paths: [1-9]\d* true function true true/);
+
+    // The bin as package.json names it, run from the installed copy: it finds its bundle there.
+    const bin = await run(process.execPath, [path.join(modules, 'rxagent', pkg.bin.rxagent), '--version'], { cwd: consumer, timeout: 60_000 });
+    expect(bin.stdout).toBe(`${pkg.version} (rxagent)\n`);
   }, 300_000);
 });
