@@ -21,7 +21,8 @@
  * The library itself (`dist/src`, from tsc) imports zod and rxjs as they are.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { constants as http2Constants } from 'node:http2';
 import { tmpdir } from 'node:os';
@@ -102,7 +103,10 @@ if (/\bimport\(/.test(rewritten)) throw new Error('rxagent.cjs: an import() the 
 // The launcher reads the file as latin1 (a copy, where UTF-8 is a decode: 3-6 ms for 4 MB); the same text only if it is ASCII.
 if (/[^\x00-\x7f]/.test(rewritten)) throw new Error('rxagent.cjs is not ASCII: the launcher reads it as latin1');
 writeFileSync(BUNDLE, rewritten);
-copyFileSync(out('scripts/cliLauncher.js'), BIN);
+const launcher = readFileSync(out('scripts/cliLauncher.js'), 'utf8');
+const bundleId = createHash('sha256').update(rewritten).digest('hex').slice(0, 16);
+if (!launcher.includes("'rxagent-bundle-id'")) throw new Error('scripts/cliLauncher.js: no bundle id to fill in');
+writeFileSync(BIN, launcher.replace("'rxagent-bundle-id'", `'${bundleId}'`));
 chmodSync(BIN, 0o755);
 await trainCodeCache();
 

@@ -9,8 +9,10 @@
  * A cache this node cannot use (another node version, other V8 flags) is rejected by V8 itself and
  * the bundle compiles from source as usual: slower, never different.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
@@ -21,23 +23,49 @@ setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'
 setFlagsFromString('--liftoff-only');
 
 const bundle = new URL('./rxagent.cjs', import.meta.url);
-const cacheFile = new URL('./rxagent.cjs.cache', import.meta.url);
-let cachedData;
-try {
-  cachedData = readFileSync(cacheFile);
-} catch {
-  // no cache shipped (a partial build): compile from source
-}
 const filename = fileURLToPath(bundle);
 // The file is ASCII (the build checks it), so latin1 reads the same text without a UTF-8 decode.
+const source = readFileSync(bundle, 'latin1');
+
+/**
+ * The shipped cache fits only the node that built the package. Under any other node the first run
+ * compiles from source (slower than before the cache existed: the whole file) and leaves a cache
+ * of its own in the user's cache directory, which the next runs under that node take.
+ */
+const userCacheDir = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'rxagent');
+// V8 checks a cache against the source's length only: the name carries the bundle's content hash
+// (put here by the build), so a cache of another rxagent build is never even read.
+const BUNDLE_ID = 'rxagent-bundle-id';
+const userCache = join(userCacheDir, `code-${BUNDLE_ID}-${process.version}-${process.arch}.cache`);
+const readOrNone = (file) => {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined; // none yet (or a partial build): compile from source
+  }
+};
+const cachedData = readOrNone(userCache) ?? readOrNone(new URL('./rxagent.cjs.cache', import.meta.url));
 // The function a CommonJS module is wrapped in, plus the bundle's import.meta.url (esbuild defines
 // it as a parameter) and the import() its external modules load with (bundleCli.mjs says why).
-const script = new Script(`(function (exports, require, module, __filename, __dirname, __rxagentModuleUrl, __rxagentImport) {${readFileSync(bundle, 'latin1')}\n})`, {
+const script = new Script(`(function (exports, require, module, __filename, __dirname, __rxagentModuleUrl, __rxagentImport) {${source}\n})`, {
   filename,
   cachedData,
 });
 // Only `npm run build` sets this: its training run writes the cache at exit, when every function the run used is compiled.
 const cacheOut = process.env['RXAGENT_BUILD_CODE_CACHE'];
 if (cacheOut) process.on('exit', () => writeFileSync(cacheOut, script.createCachedData()));
+else if (cachedData === undefined || script.cachedDataRejected) process.on('exit', () => saveUserCache(script));
 const module = { exports: {} };
 script.runInThisContext()(module.exports, createRequire(bundle), module, filename, fileURLToPath(new URL('.', bundle)), bundle.href, (specifier) => import(specifier));
+
+/** Writes this node's cache (private to the user, whole or not at all); a failure only costs the next start its speed. */
+function saveUserCache(compiled) {
+  try {
+    mkdirSync(userCacheDir, { recursive: true, mode: 0o700 });
+    const partial = `${userCache}.${process.pid}.tmp`;
+    writeFileSync(partial, compiled.createCachedData(), { mode: 0o600 });
+    renameSync(partial, userCache);
+  } catch {
+    // read-only home, full disk: next time compiles from source again
+  }
+}
