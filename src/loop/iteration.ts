@@ -15,7 +15,7 @@
  * `t`, `r` above) are handed to `emit` in the same frames instead of travelling this chain
  * (one per stream event); the order the consumer sees is the one drawn.
  */
-import { catchError, concat, defer, EMPTY, from, mergeMap, of, take, takeWhile, withLatestFrom, type Observable } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, mergeMap, of, takeWhile, withLatestFrom, type Observable } from 'rxjs';
 import type { TextBlock } from '../protocol/content.js';
 import type { Tool } from '../tools/types.js';
 import { decideAttempt } from './decideAttempt.js';
@@ -74,14 +74,13 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
         withLatestFrom(ctx.aborted$),
         mergeMap(([settled, aborted]) => ended(ctx, log, settle(ctx, input, log, settled, aborted, absorb))),
       );
-    const decide$ = ctx.aborted$.pipe(
-      take(1),
-      mergeMap((aborted) => {
-        if (log.recovered && !aborted && !log.interrupted) return EMPTY;
-        const ending = { aborted, interrupted: log.interrupted ? { queued: absorb() } : undefined, error: log.error, compactFailure: log.compactFailure };
-        return end(decideAttempt(log.latest, ending, ctx.decideConfig));
-      }),
-    );
+    // The abort state when the model phase is over (`aborted$`'s first value, read directly).
+    const decide$ = defer(() => {
+      const aborted = ctx.isAborted();
+      if (log.recovered && !aborted && !log.interrupted) return EMPTY;
+      const ending = { aborted, interrupted: log.interrupted ? { queued: absorb() } : undefined, error: log.error, compactFailure: log.compactFailure };
+      return end(decideAttempt(log.latest, ending, ctx.decideConfig));
+    });
     const sink = ctx.transcript ? writingEarly(ctx, ctx.transcript, log, emit) : emit;
     return concat(preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), awaitEarly(log), decide$).pipe(
       // A terminal (from any phase) ends the iteration; the phases after it never subscribe.

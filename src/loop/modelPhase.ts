@@ -5,7 +5,7 @@
  * attempt's events (and a `Continue` when reactive compaction takes over); leaves its ending in
  * the log for the decision.
  */
-import { catchError, concat, defer, EMPTY, filter, from, merge, mergeMap, take, takeUntil, tap, throwError, type Observable } from 'rxjs';
+import { catchError, concat, defer, EMPTY, filter, from, mergeMap, Observable, take, takeUntil, throwError } from 'rxjs';
 import { assembleBlocks } from '../../operators/assembleBlocks.js';
 import { foldEach } from '../../operators/internal/foldEach.js';
 import { interleaveTools } from '../../operators/interleaveTools.js';
@@ -36,7 +36,7 @@ import type { LoopEvent, LoopState } from './types.js';
 export function modelPhase(ctx: RunContext, input: RunInput, log: IterationLog, tools: readonly Tool[], emit: EventSink): Observable<IterationOutput> {
   return defer(() => {
     const initial = log.latest.state;
-    const stop$ = merge(ctx.abort$, input.interrupt$.pipe(tap(() => (log.interrupted = true))));
+    const stop$ = stopOf(ctx, input, log);
     return callOnce(ctx, input, log, tools, initial, log.sent, emit).pipe(
       catchError((error: unknown) => {
         const fallback = ctx.options.fallbackModel;
@@ -65,6 +65,32 @@ export function modelPhase(ctx: RunContext, input: RunInput, log: IterationLog, 
       }),
       takeUntil(stop$),
     );
+  });
+}
+
+/**
+ * Fires when the caller aborts (`ctx.abort$`) or an interrupt cuts the iteration (noted in the
+ * log), like `merge(ctx.abort$, input.interrupt$.pipe(tap(...)))`: one subscriber and one
+ * listener instead of the seven that composition subscribes on every iteration.
+ */
+function stopOf(ctx: RunContext, input: RunInput, log: IterationLog): Observable<void> {
+  return new Observable<void>((subscriber) => {
+    const signal = ctx.signal;
+    // An abort without a cause (teardown) stops nothing: no terminal may follow it.
+    const onAbort = (): void => {
+      if (ctx.isAborted()) subscriber.next();
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    if (subscriber.closed) return () => signal.removeEventListener('abort', onAbort);
+    const interrupts = input.interrupt$.subscribe(() => {
+      log.interrupted = true;
+      subscriber.next();
+    });
+    return () => {
+      signal.removeEventListener('abort', onAbort);
+      interrupts.unsubscribe();
+    };
   });
 }
 

@@ -18,10 +18,8 @@ import type { LoopEvent, LoopState } from './types.js';
 
 export function preflight(ctx: RunContext, log: IterationLog, end: (decision: Decision) => Observable<IterationOutput>): Observable<IterationOutput> {
   // An aborted run sends nothing more: the abort state as the iteration starts decides.
-  return ctx.aborted$.pipe(
-    take(1),
-    mergeMap((aborted) => (aborted ? end(terminal('aborted_streaming')) : prepare(ctx, log, end))),
-  );
+  // Its first value only, read when the iteration subscribes (no `aborted$` subscription).
+  return defer(() => (ctx.isAborted() ? end(terminal('aborted_streaming')) : prepare(ctx, log, end)));
 }
 
 function prepare(ctx: RunContext, log: IterationLog, end: (decision: Decision) => Observable<IterationOutput>): Observable<IterationOutput> {

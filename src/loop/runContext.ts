@@ -6,7 +6,7 @@
  * iteration's `Continue`. Created inside `defer`, so every subscription gets its own (the loop
  * stays cold).
  */
-import { concat, defer, filter, map, of, type Observable, type SchedulerLike } from 'rxjs';
+import { filter, map, Observable, type SchedulerLike } from 'rxjs';
 import { createTrampolineScheduler } from '../../operators/internal/trampolineScheduler.js';
 import { fromAbortSignal } from '../../operators/internal/fromAbortSignal.js';
 import { randomUUID } from 'node:crypto';
@@ -56,6 +56,8 @@ export interface RunContext {
    * hook), so each decides on the abort state of its own moment.
    */
   readonly aborted$: Observable<boolean>;
+  /** `aborted$`'s first value, read without a subscription (the decision points that take only it). */
+  readonly isAborted: () => boolean;
   readonly dispose: () => void;
 }
 
@@ -129,11 +131,37 @@ export function createRunContext(options: AgentLoopOptions): RunContext {
     },
     signal: controller.signal,
     abort$,
-    aborted$: defer(() => (cause !== undefined ? of(true) : concat(of(false), abort$.pipe(map(() => true))))),
+    aborted$: abortedState(controller.signal, () => cause !== undefined),
+    isAborted: () => cause !== undefined,
     dispose: () => {
       options.signal?.removeEventListener('abort', onSignal);
       // Teardown (plain unsubscribe) aborts whatever still listens; no terminal can follow.
       if (!controller.signal.aborted) controller.abort();
     },
   };
+}
+
+/**
+ * `aborted$` (see RunContext): the state now on subscribe, then `true` once the signal aborts
+ * with a cause; an abort without one (teardown) completes it silently. One Observable per run
+ * and one listener per subscriber: it is subscribed at every decision point of every iteration,
+ * where `concat(of(false), abort$.pipe(map(...)))` built five subscribers each time.
+ */
+function abortedState(signal: AbortSignal, hasCause: () => boolean): Observable<boolean> {
+  return new Observable<boolean>((subscriber) => {
+    if (hasCause()) {
+      subscriber.next(true);
+      subscriber.complete();
+      return undefined;
+    }
+    subscriber.next(false);
+    if (signal.aborted) subscriber.complete();
+    if (subscriber.closed) return undefined; // taken its first value, or torn down
+    const onAbort = (): void => {
+      if (hasCause()) subscriber.next(true);
+      subscriber.complete();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  });
 }
