@@ -133,14 +133,17 @@ test("an in-process server's own tools/list_changed (mcp_message to the engine) 
   expect(stderr).not.toMatch(/mcp_message/);
 }, 120_000);
 
-test('the servers setMcpServers added are still there after /clear', async () => {
+/**
+ * One session: `setUp` acts on the query before the first message, then `/clear` and one more
+ * turn. Both turns must succeed and the reset must be seen.
+ */
+async function setUpThenClear(setUp: (q: Query) => Promise<void>, options: Parameters<typeof runQuery>[2] = {}) {
   let resolveQuery!: (q: Query) => void;
   const queryReady = new Promise<Query>((resolve) => (resolveQuery = resolve));
   let resultSeen!: () => void;
   const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
   const input = (async function* (): AsyncGenerator<SDKUserMessage> {
-    const q = await queryReady;
-    await q.setMcpServers({ ui: { command: process.execPath, args: [UI_SERVER] } });
+    await setUp(await queryReady);
     let turn = nextResult();
     yield userMessage('/clear');
     await turn;
@@ -148,31 +151,20 @@ test('the servers setMcpServers added are still there after /clear', async () =>
     yield userMessage('after clear');
     await turn;
   })();
-  const { messages, server } = await runQuery([answer('fresh')], input, {}, { withQuery: resolveQuery, onMessage: (m) => void (m.type === 'result' && resultSeen()) });
-  expect(resultOf(messages).map((r) => r.subtype)).toEqual(['success', 'success']);
-  expect(messages.some((m) => m.type === 'conversation_reset')).toBe(true);
+  const run = await runQuery([answer('fresh')], input, options, { withQuery: resolveQuery, onMessage: (m) => void (m.type === 'result' && resultSeen()) });
+  expect(resultOf(run.messages).map((r) => r.subtype)).toEqual(['success', 'success']);
+  expect(run.messages.some((m) => m.type === 'conversation_reset')).toBe(true);
+  return run;
+}
+
+test('the servers setMcpServers added are still there after /clear', async () => {
+  const { server } = await setUpThenClear((q) => q.setMcpServers({ ui: { command: process.execPath, args: [UI_SERVER] } }).then(() => undefined));
   expect(toolNames(server.requests[0]?.body)).toContain('mcp__ui__ping');
 }, 120_000);
 
 test('a server toggleMcpServer switched off stays off after /clear; the others come back', async () => {
-  let resolveQuery!: (q: Query) => void;
-  const queryReady = new Promise<Query>((resolve) => (resolveQuery = resolve));
-  let resultSeen!: () => void;
-  const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
-  const input = (async function* (): AsyncGenerator<SDKUserMessage> {
-    const q = await queryReady;
-    await q.toggleMcpServer('off', false);
-    let turn = nextResult();
-    yield userMessage('/clear');
-    await turn;
-    turn = nextResult();
-    yield userMessage('after clear');
-    await turn;
-  })();
   const servers = { on: { command: process.execPath, args: [UI_SERVER] }, off: { command: process.execPath, args: [UI_SERVER] } };
-  const { messages, server } = await runQuery([answer('fresh')], input, { mcpServers: servers }, { withQuery: resolveQuery, onMessage: (m) => void (m.type === 'result' && resultSeen()) });
-  expect(resultOf(messages).map((r) => r.subtype)).toEqual(['success', 'success']);
-  expect(messages.some((m) => m.type === 'conversation_reset')).toBe(true);
+  const { server } = await setUpThenClear((q) => q.toggleMcpServer('off', false), { mcpServers: servers });
   expect(server.requests).toHaveLength(1);
   expect(toolNames(server.requests[0]?.body)).toContain('mcp__on__ping');
   expect(toolNames(server.requests[0]?.body)).not.toContain('mcp__off__ping');

@@ -40,6 +40,18 @@ async function attack(mode: string, commands: readonly string[], extraArgs: read
   return { ...b, run, leaked: run.stdout + run.stderr + run.server.requests.map((r) => r.rawBody).join('\n') };
 }
 
+/** Under `Bash(rm:*)`, none of `dodges` removes notes.txt in any mode, and each is counted as a denial. */
+function denyRuleHoldsInEveryMode(dodges: readonly string[]): void {
+  for (const mode of MODES) {
+    test(mode, async () => {
+      const { cwd, run } = await attack(mode, dodges, ['--disallowedTools', 'Bash(rm:*)']);
+      expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('keep\n');
+      const result = parseLines(run.stdout)[0] as { permission_denials: unknown[] };
+      expect(result.permission_denials).toHaveLength(dodges.length);
+    }, 120_000);
+  }
+}
+
 describe.concurrent('classification bypasses no longer run unasked', () => {
   const tricks = [
     // bash deletes \<newline> inside double quotes: the word is -exec.
@@ -97,14 +109,7 @@ describe.concurrent('Bash deny rules hold against paths, wrappers and nested she
     'ls # \\\nrm notes.txt',
     'ls $\\\n# ; rm notes.txt',
   ];
-  for (const mode of MODES) {
-    test(mode, async () => {
-      const { cwd, run } = await attack(mode, dodges, ['--disallowedTools', 'Bash(rm:*)']);
-      expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('keep\n');
-      const result = parseLines(run.stdout)[0] as { permission_denials: unknown[] };
-      expect(result.permission_denials).toHaveLength(dodges.length);
-    }, 120_000);
-  }
+  denyRuleHoldsInEveryMode(dodges);
 });
 
 describe.concurrent('Bash deny rules hold against more wrappers, option orders, callbacks and startup variables (session 9), in every mode', () => {
@@ -126,14 +131,7 @@ describe.concurrent('Bash deny rules hold against more wrappers, option orders, 
     "env 'BASH_FUNC_ls%%=() { rm notes.txt; }' bash -c ls",
     'BASH_ENV=startup.sh bash -c true',
   ];
-  for (const mode of MODES) {
-    test(mode, async () => {
-      const { cwd, run } = await attack(mode, dodges, ['--disallowedTools', 'Bash(rm:*)']);
-      expect(readFileSync(join(cwd, 'notes.txt'), 'utf8')).toBe('keep\n');
-      const result = parseLines(run.stdout)[0] as { permission_denials: unknown[] };
-      expect(result.permission_denials).toHaveLength(dodges.length);
-    }, 120_000);
-  }
+  denyRuleHoldsInEveryMode(dodges);
 });
 
 describe.concurrent("the API key cannot be read from rxagent's environment", () => {
