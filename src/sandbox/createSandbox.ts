@@ -26,6 +26,8 @@ export interface SandboxOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The CPU architecture the seccomp filter is written for; default `process.arch`. */
   readonly arch?: string;
+  /** Entries per root the search for nested protected folders reads at most (nestedProtected.ts). */
+  readonly nestedWalkMaxEntries?: number;
 }
 
 /** What the run tells the user about its network setting, beside the status. */
@@ -72,7 +74,7 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
       if (excluded.size > 0 && (options.commandNames?.(command) ?? []).some((name) => excluded.has(name))) {
         return { file: 'bash', args: ['-c', command], sandboxed: false };
       }
-      const { mounts, note } = protectedMountsFor(options.roots, access);
+      const { mounts, note } = protectedMountsFor(options.roots, access, options.nestedWalkMaxEntries ?? NESTED_WALK_MAX_ENTRIES);
       const args = bwrapArgs(config, command, cwd, access, mounts);
       const holds = mounts.placeholders.length > 0;
       const bridge = network === 'proxy' ? (proxy ??= startNetworkProxy(domains)) : undefined;
@@ -112,12 +114,12 @@ const warnedRoots = new Set<string>();
  * when a root was too large to look through for nested ones. Nested ones are only looked for
  * when the roots are writable: a read-only root covers them already.
  */
-function protectedMountsFor(roots: readonly string[], access: SandboxAccess): { mounts: ProtectedMounts; note?: string } {
+function protectedMountsFor(roots: readonly string[], access: SandboxAccess, maxEntries: number): { mounts: ProtectedMounts; note?: string } {
   if (access.protectedDirs === 'write') return { mounts: { bindReadOnly: [], placeholders: [] } };
   const entries = roots.map(protectedEntriesOf);
   const existing = entries.flatMap((entry) => entry.existing);
   if (access.workspace === 'read') return { mounts: { bindReadOnly: existing, placeholders: [] } };
-  const nested = roots.map((root) => nestedProtectedOf(root));
+  const nested = roots.map((root) => nestedProtectedOf(root, maxEntries));
   const cut = roots.filter((_, i) => nested[i]!.truncated);
   // A root inside another (an --add-dir below cwd) is met twice: once is enough.
   const all = [...new Set([...existing, ...nested.flatMap((n) => n.found)])];
@@ -125,7 +127,7 @@ function protectedMountsFor(roots: readonly string[], access: SandboxAccess): { 
   const missing = entries.flatMap((entry, i) => (writable(roots[i]!) ? entry.missing : []));
   const mounts = placeholders.plan(all, missing);
   if (cut.length === 0) return { mounts };
-  const note = `Sandbox: ${cut.join(', ')} has more than ${NESTED_WALK_MAX_ENTRIES} entries; .git, .claude and .rxagent folders past that many were not found and are not protected from this command.`;
+  const note = `Sandbox: ${cut.join(', ')} has more than ${maxEntries} entries; .git, .claude and .rxagent folders past that many were not found and are not protected from this command.`;
   for (const root of cut) {
     if (warnedRoots.has(root)) continue;
     warnedRoots.add(root);

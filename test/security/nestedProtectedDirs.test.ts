@@ -9,10 +9,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createSandbox } from '../../src/sandbox/createSandbox.js';
 import { nestedProtectedOf } from '../../src/sandbox/nestedProtected.js';
 import type { ScriptedResponse } from '../../src/testing/script.js';
+import { bashTool } from '../../src/tools/builtin/bash.js';
+import { createWorkspace } from '../../src/tools/builtin/workspace.js';
+import { runTool } from '../builtin/helpers.js';
 import { assertBuilt, makeSandbox, removeSandboxes, runAgainst } from '../cli/helpers.js';
 
 beforeAll(assertBuilt);
@@ -100,4 +103,24 @@ describe('the nested walk', () => {
       rmSync(join(tmpdir(), 'rxagent-nested-target'), { recursive: true, force: true });
     }
   });
+});
+
+describe.runIf(haveSandbox)('a root past the bound', () => {
+  test('the call says in its result, and once on stderr, that nested folders past the bound are not protected', async () => {
+    const box = makeSandbox({ 'a/1': '', 'a/2': '', 'a/3': '', 'a/4': '', 'z/.git/config': CONFIG });
+    const workspace = createWorkspace({ cwd: box.cwd });
+    const sandbox = createSandbox({ platform: process.platform, roots: workspace.roots, nestedWalkMaxEntries: 3 });
+    const bash = bashTool(workspace, { sandbox, permissionMode: 'acceptEdits' });
+    // Commands that write: a read-only one gets a read-only workspace and needs no walk.
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const first = String(await runTool(bash, { command: 'touch f && echo hi' }));
+      const second = String(await runTool(bash, { command: 'touch g' }));
+      expect(first).toMatch(/^hi\n\[Sandbox: .* has more than 3 entries; .*not protected from this command\.\]\n\[exit code 0\]$/);
+      expect(second).toMatch(/^\[Sandbox: .*not protected from this command\.\]\n\[exit code 0\]$/);
+      expect(stderr.mock.calls.filter(([text]) => String(text).includes('has more than 3 entries'))).toHaveLength(1);
+    } finally {
+      stderr.mockRestore();
+    }
+  }, 60_000);
 });
