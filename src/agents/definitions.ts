@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { PERMISSION_MODES, type PermissionMode } from '../permissions/modes.js';
 import { FrontMatterSyntaxError, parseFrontMatter } from './frontMatter.js';
+import { lazySchema } from '../util/lazySchema.js';
 
 export interface AgentDefinition {
   /** What the model passes as `subagent_type`. */
@@ -47,25 +48,26 @@ export class AgentDefinitionError extends ConfigurationError {
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-const toolList = z.union([
-  z.array(z.string().trim().min(1, 'a tool name must not be empty')),
-  // `"Read, Grep"` is accepted as well as `["Read", "Grep"]`.
-  z.string().transform((s) => s.split(',').map((t) => t.trim()).filter((t) => t !== '')),
-]);
-
-/** The fields of one definition, without its name (the JSON shape keys by name). */
-export const agentFieldsSchema = z.looseObject({
-  description: z.string().trim().min(1, 'description must not be empty'),
-  prompt: z.string().trim().min(1, 'prompt (the system prompt) must not be empty'),
-  model: z.string().trim().min(1, 'model must not be empty (use "inherit" for the parent\'s model)').optional(),
-  tools: toolList.optional(),
-  maxTurns: z.number().int('maxTurns must be a whole number').positive('maxTurns must be at least 1').optional(),
-  permissionMode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]).optional(),
+/** The fields of one definition, without its name (the JSON shape keys by name); built at the first definition checked (lazySchema says why). */
+export const agentFieldsSchema = lazySchema(() => {
+  const toolList = z.union([
+    z.array(z.string().trim().min(1, 'a tool name must not be empty')),
+    // `"Read, Grep"` is accepted as well as `["Read", "Grep"]`.
+    z.string().transform((s) => s.split(',').map((t) => t.trim()).filter((t) => t !== '')),
+  ]);
+  return z.looseObject({
+    description: z.string().trim().min(1, 'description must not be empty'),
+    prompt: z.string().trim().min(1, 'prompt (the system prompt) must not be empty'),
+    model: z.string().trim().min(1, 'model must not be empty (use "inherit" for the parent\'s model)').optional(),
+    tools: toolList.optional(),
+    maxTurns: z.number().int('maxTurns must be a whole number').positive('maxTurns must be at least 1').optional(),
+    permissionMode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]).optional(),
+  });
 });
 
-export const agentNameSchema = z
-  .string()
-  .regex(AGENT_NAME, 'an agent name is 1-64 letters, digits, "_", "-" or "." and starts with a letter or digit');
+export const agentNameSchema = lazySchema(() =>
+  z.string().regex(AGENT_NAME, 'an agent name is 1-64 letters, digits, "_", "-" or "." and starts with a letter or digit'),
+);
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -77,9 +79,9 @@ function describeIssues(error: z.ZodError): string {
 }
 
 function build(name: string, fields: unknown, source: string): AgentDefinition {
-  const checkedName = agentNameSchema.safeParse(name);
+  const checkedName = agentNameSchema().safeParse(name);
   if (!checkedName.success) throw new AgentDefinitionError(source, `name ${JSON.stringify(name)}: ${describeIssues(checkedName.error)}`);
-  const parsed = agentFieldsSchema.safeParse(fields);
+  const parsed = agentFieldsSchema().safeParse(fields);
   if (!parsed.success) throw new AgentDefinitionError(source, `agent ${JSON.stringify(name)}: ${describeIssues(parsed.error)}`);
   const f = parsed.data;
   return {

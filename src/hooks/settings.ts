@@ -31,19 +31,7 @@ import { PERMISSION_MODES } from '../permissions/modes.js';
 import { compileToolMatcher } from './matcher.js';
 import { HOOK_EVENTS, type HookEvent, type HookMatcherGroup, type HooksConfig } from './types.js';
 import { issuesText } from '../util/issuesText.js';
-
-const commandHookSchema = z.strictObject({
-  type: z.literal('command'),
-  command: z.string().min(1),
-  timeout: z.number().positive().optional(),
-});
-
-const matcherGroupSchema = z.strictObject({
-  matcher: z.string().optional(),
-  hooks: z.array(commandHookSchema),
-});
-
-const ruleListSchema = z.array(z.string()).optional();
+import { lazySchema } from '../util/lazySchema.js';
 
 /** `permissions.defaultMode` values Claude Code accepts (`manual` = `default`; `auto` has no classifier here). */
 export const SETTINGS_DEFAULT_MODES = [...PERMISSION_MODES, 'manual', 'auto'] as const;
@@ -62,21 +50,40 @@ const NOT_FROM: Partial<Record<SettingsDefaultMode, ReadonlySet<SettingSourceNam
   acceptEdits: new Set(['project']),
 };
 
-/** Claude Code's `sandbox` keys that rxagent honours (others are allowed and ignored). */
-const sandboxSchema = z.looseObject({
-  enabled: z.boolean().optional(),
-  network: z.looseObject({ allowedDomains: z.array(z.string()).optional() }).optional(),
-  excludedCommands: z.array(z.string()).optional(),
-});
+// The parts below are built only inside settingsFileSchema's first call.
+const commandHookSchema = () =>
+  z.strictObject({
+    type: z.literal('command'),
+    command: z.string().min(1),
+    timeout: z.number().positive().optional(),
+  });
 
-export const settingsFileSchema = z.looseObject({
-  sandbox: sandboxSchema.optional(),
-  hooks: z.record(z.string(), z.array(matcherGroupSchema)).optional(),
-  permissions: z
-    .looseObject({ allow: ruleListSchema, deny: ruleListSchema, ask: ruleListSchema, defaultMode: z.enum(SETTINGS_DEFAULT_MODES).optional() })
-    .optional(),
-  model: z.string().min(1).optional(),
-  env: z.record(z.string(), z.string()).optional(),
+const matcherGroupSchema = () =>
+  z.strictObject({
+    matcher: z.string().optional(),
+    hooks: z.array(commandHookSchema()),
+  });
+
+/** Claude Code's `sandbox` keys that rxagent honours (others are allowed and ignored). */
+const sandboxSchema = () =>
+  z.looseObject({
+    enabled: z.boolean().optional(),
+    network: z.looseObject({ allowedDomains: z.array(z.string()).optional() }).optional(),
+    excludedCommands: z.array(z.string()).optional(),
+  });
+
+/** Built at the first settings text parsed: a run with no settings files never builds it (lazySchema says why). */
+export const settingsFileSchema = lazySchema(() => {
+  const ruleListSchema = z.array(z.string()).optional();
+  return z.looseObject({
+    sandbox: sandboxSchema().optional(),
+    hooks: z.record(z.string(), z.array(matcherGroupSchema())).optional(),
+    permissions: z
+      .looseObject({ allow: ruleListSchema, deny: ruleListSchema, ask: ruleListSchema, defaultMode: z.enum(SETTINGS_DEFAULT_MODES).optional() })
+      .optional(),
+    model: z.string().min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  });
 });
 
 /** Which settings files are read (`--setting-sources`); every one by default. */
@@ -123,7 +130,7 @@ export function parseSettingsText(text: string, label: string): Settings {
   } catch (error) {
     throw new ConfigurationError(`settings file ${file} is not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = settingsFileSchema.safeParse(json);
+  const parsed = settingsFileSchema().safeParse(json);
   if (!parsed.success) {
     throw new ConfigurationError(`settings file ${file} is invalid:\n- ${issuesText(parsed.error.issues, { whole: '(root)', separator: '\n- ' })}`);
   }

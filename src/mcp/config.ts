@@ -17,40 +17,48 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { expandRecord, expandString, type EnvLookup } from './expandEnv.js';
+import { lazySchema } from '../util/lazySchema.js';
 
-const stringRecord = z.record(z.string(), z.string());
+// Every schema here is built at the first config parsed: a run without MCP servers never builds one (lazySchema says why).
+const stringRecord = lazySchema(() => z.record(z.string(), z.string()));
 
-export const stdioServerSchema = z.object({
-  type: z.literal('stdio').optional(),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: stringRecord.optional(),
-});
+export const stdioServerSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringRecord().optional(),
+  }),
+);
 
 /**
  * Claude Code's `oauth` of a remote server: a client registered by hand (`clientId`, and a
  * `clientSecret` for a confidential one), a fixed loopback port for the redirect URI
  * (`http://localhost:<callbackPort>/callback`, else a free port) and the scopes to ask for.
  */
-export const oauthSettingsSchema = z.object({
-  clientId: z.string().min(1).optional(),
-  clientSecret: z.string().min(1).optional(),
-  callbackPort: z.number().int().min(1).max(65535).optional(),
-  scopes: z.string().min(1).optional(),
-});
+export const oauthSettingsSchema = lazySchema(() =>
+  z.object({
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    callbackPort: z.number().int().min(1).max(65535).optional(),
+    scopes: z.string().min(1).optional(),
+  }),
+);
 
-export const remoteServerSchema = z.object({
-  type: z.enum(['http', 'sse']),
-  url: z.string().min(1),
-  headers: stringRecord.optional(),
-  oauth: oauthSettingsSchema.optional(),
-});
+export const remoteServerSchema = lazySchema(() =>
+  z.object({
+    type: z.enum(['http', 'sse']),
+    url: z.string().min(1),
+    headers: stringRecord().optional(),
+    oauth: oauthSettingsSchema().optional(),
+  }),
+);
 
-export const serverConfigSchema = z.union([stdioServerSchema, remoteServerSchema]);
+export const serverConfigSchema = lazySchema(() => z.union([stdioServerSchema(), remoteServerSchema()]));
 
-export type McpStdioServerConfig = z.infer<typeof stdioServerSchema>;
-export type McpRemoteServerConfig = z.infer<typeof remoteServerSchema>;
-export type McpOAuthSettings = z.infer<typeof oauthSettingsSchema>;
+export type McpStdioServerConfig = z.infer<ReturnType<typeof stdioServerSchema>>;
+export type McpRemoteServerConfig = z.infer<ReturnType<typeof remoteServerSchema>>;
+export type McpOAuthSettings = z.infer<ReturnType<typeof oauthSettingsSchema>>;
 
 /** A server reached over a transport the caller made (library only; not in JSON files). */
 export interface McpTransportServerConfig {
@@ -65,14 +73,14 @@ export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig | Mcp
 /** Servers by name, as in the `mcpServers` key. */
 export type McpServersConfig = Readonly<Record<string, McpServerConfig>>;
 
-const fileSchema = z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) });
+const fileSchema = lazySchema(() => z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) }));
 
 /**
  * The servers of one `{"mcpServers": {...}}` document. Each server is checked on its own: a
  * malformed one is a ConfigurationError naming the server, the source and the field.
  */
 export function parseMcpServers(document: unknown, source: string): Record<string, McpServerConfig> {
-  const file = fileSchema.safeParse(document);
+  const file = fileSchema().safeParse(document);
   if (!file.success) throw new ConfigurationError(`${source}: expected {"mcpServers": {"<name>": {...}}}`);
   return parseServerRecord(file.data.mcpServers, source);
 }
@@ -82,7 +90,7 @@ export function parseServerRecord(record: Readonly<Record<string, unknown>>, sou
   const out: Record<string, McpServerConfig> = {};
   for (const [name, raw] of Object.entries(record)) {
     if (name === '') throw new ConfigurationError(`${source}: an MCP server needs a non-empty name`);
-    const parsed = serverConfigSchema.safeParse(raw);
+    const parsed = serverConfigSchema().safeParse(raw);
     if (!parsed.success) throw new ConfigurationError(`${source}: MCP server "${name}": ${describeShapeError(raw)}`);
     out[name] = parsed.data;
   }
@@ -100,7 +108,7 @@ function describeShapeError(raw: unknown): string {
   }
   if (type === 'http' || type === 'sse') {
     if (typeof fields['url'] !== 'string' || fields['url'] === '') return '"url" must be a non-empty string';
-    if (fields['oauth'] !== undefined && !oauthSettingsSchema.safeParse(fields['oauth']).success) return '"oauth" must be {clientId?, clientSecret?, callbackPort? (a port number), scopes? (a string)}';
+    if (fields['oauth'] !== undefined && !oauthSettingsSchema().safeParse(fields['oauth']).success) return '"oauth" must be {clientId?, clientSecret?, callbackPort? (a port number), scopes? (a string)}';
     return '"headers" must map names to strings';
   }
   return `unknown "type" ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`;

@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { loadMcpConfigArgument, parseJson, parseServerRecord, type McpServerConfig } from './config.js';
 import type { McpServerStatusName } from './connectServer.js';
+import { lazySchema } from '../util/lazySchema.js';
 
 export type McpScope = 'user' | 'project' | 'local' | 'dynamic';
 
@@ -64,20 +65,27 @@ export interface ResolvedMcpServers {
 
 const MAX_CONFIG_BYTES = 1 << 20;
 
-const approvalSchema = z.looseObject({
-  mcpServers: z.record(z.string(), z.unknown()).optional(),
-  enableAllProjectMcpServers: z.boolean().optional(),
-  enabledMcpjsonServers: z.array(z.string()).optional(),
-  disabledMcpjsonServers: z.array(z.string()).optional(),
-});
-type McpKeys = z.infer<typeof approvalSchema>;
+// Built at the first file that exists (lazySchema says why): most runs find none of them.
+const approvalSchema = lazySchema(() =>
+  z.looseObject({
+    mcpServers: z.record(z.string(), z.unknown()).optional(),
+    enableAllProjectMcpServers: z.boolean().optional(),
+    enabledMcpjsonServers: z.array(z.string()).optional(),
+    disabledMcpjsonServers: z.array(z.string()).optional(),
+  }),
+);
+type McpKeys = z.infer<ReturnType<typeof approvalSchema>>;
 
-const claudeJsonSchema = approvalSchema.extend({
-  projects: z.record(z.string(), approvalSchema).optional(),
-});
+const claudeJsonSchema = lazySchema(() =>
+  approvalSchema().extend({
+    projects: z.record(z.string(), approvalSchema()).optional(),
+  }),
+);
+
+const mcpJsonSchema = lazySchema(() => z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) }));
 
 /** A small JSON file's MCP keys; `undefined` when the file does not exist. */
-function readKeysOrSkip<T extends z.ZodType>(file: string, schema: T): z.infer<T> | undefined {
+function readKeysOrSkip<T extends z.ZodType>(file: string, schema: () => T): z.infer<T> | undefined {
   try {
     return readKeys(file, schema);
   } catch (error) {
@@ -86,7 +94,8 @@ function readKeysOrSkip<T extends z.ZodType>(file: string, schema: T): z.infer<T
   }
 }
 
-function readKeys<T extends z.ZodType>(file: string, schema: T): z.infer<T> | undefined {
+/** `schema` is called only once the file is read, so a missing file never builds it. */
+function readKeys<T extends z.ZodType>(file: string, schema: () => T): z.infer<T> | undefined {
   let text: string;
   try {
     const st = statSync(file);
@@ -98,7 +107,7 @@ function readKeys<T extends z.ZodType>(file: string, schema: T): z.infer<T> | un
     if (error instanceof ConfigurationError) throw error;
     throw new ConfigurationError(`cannot read ${file}: ${(error as Error).message}`);
   }
-  const parsed = schema.safeParse(parseJson(text, file));
+  const parsed = schema().safeParse(parseJson(text, file));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new ConfigurationError(`${file}: ${issues}`);
@@ -142,7 +151,7 @@ export function resolveMcpServers(input: McpSourcesInput): ResolvedMcpServers {
   const localKeys = readSettingsKeys(localFile);
   const explicitKeys = explicit !== undefined ? readKeys(explicit, approvalSchema) : undefined;
   const mcpJsonFile = join(cwd, '.mcp.json');
-  const mcpJson = readKeys(mcpJsonFile, z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) }));
+  const mcpJson = readKeys(mcpJsonFile, mcpJsonSchema);
 
   add(serversOf(claudeJson, `${claudeJsonFile} (mcpServers)`), 'user');
   for (const { file, keys } of userKeys) add(serversOf(keys, file), 'user');
