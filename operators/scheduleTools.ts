@@ -27,6 +27,7 @@ import {
 } from '../src/tools/schedulerState.js';
 import type { SharedContext, Tool, ToolEvent } from '../src/tools/types.js';
 import { assertNever } from '../src/util/assertNever.js';
+import { emptyInPlace } from '../src/util/emptyInPlace.js';
 import { keepRxShapes, keepShape } from '../src/util/keepShape.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
@@ -125,7 +126,9 @@ class ToolBatch implements Observer<AssemblyOutput> {
   readonly registry: ToolRegistry;
   readonly scheduler: SchedulerLike;
   readonly state: SchedulerState;
-  readonly running = new Map<number, CallSink>();
+  // The running calls' sinks indexed by call key (keys count up from 0 in one subscription):
+  // a Map cost a one-tool batch ~450 bytes of its ~10 KB (its table, its delete, its iterator).
+  readonly running: (CallSink | undefined)[] = [];
   batchTimer: Subscription | undefined = undefined;
   disposed = false;
   // Deferral needs the call to be alone in its response: count the tool calls and answer
@@ -138,6 +141,7 @@ class ToolBatch implements Observer<AssemblyOutput> {
   // Inputs arriving while one is being applied (a synchronous tool finishing inside its
   // own start) wait their turn: every step sees a consistent state, and events keep order.
   readonly queue: SchedulerInput[] = [];
+  readonly commands: SchedulerCommand[] = [];
   draining = false;
   sourceInput: Subscriber<AssemblyOutput> | undefined = undefined;
 
@@ -200,14 +204,17 @@ class ToolBatch implements Observer<AssemblyOutput> {
     if (this.draining) return;
     this.draining = true;
     try {
+      // One commands array for every step: a step's commands are carried out before the next
+      // step runs (inputs arriving meanwhile wait in the queue), so it is never read twice.
+      const commands = this.commands;
       for (let i = 0; i < queue.length && !this.disposed; i++) {
-        for (const command of stepScheduler(this.state, queue[i]!, this.scheduler.now())) {
-          if (this.disposed) break;
-          this.execute(command);
-        }
+        emptyInPlace(commands);
+        stepScheduler(this.state, queue[i]!, this.scheduler.now(), commands);
+        for (let c = 0; c < commands.length && !this.disposed; c++) this.execute(commands[c]!);
       }
     } finally {
-      queue.length = 0;
+      emptyInPlace(this.commands);
+      emptyInPlace(queue);
       this.draining = false;
     }
   }
@@ -219,14 +226,14 @@ class ToolBatch implements Observer<AssemblyOutput> {
         const sink = new CallSink(this, key, classified.concurrencySafe);
         sink.run = startToolCall(classified.block, callOptions(this, command.shared, classified), sink);
         // Known before it begins, so a batch that ends inside a synchronous call stops it too.
-        this.running.set(key, sink);
+        this.running[key] = sink;
         sink.run.begin();
-        if (sink.closed) this.running.delete(key);
+        if (sink.closed) this.running[key] = undefined;
         return;
       }
       case 'stop':
-        this.running.get(command.key)?.stop();
-        this.running.delete(command.key);
+        this.running[command.key]?.stop();
+        this.running[command.key] = undefined;
         return;
       case 'emit':
         this.output.next(command.event);
@@ -278,8 +285,9 @@ class ToolBatch implements Observer<AssemblyOutput> {
     this.disposed = true;
     this.settleDeferrals(false);
     this.batchTimer?.unsubscribe();
-    for (const sink of this.running.values()) sink.stop();
-    this.running.clear();
+    const running = this.running;
+    for (let key = 0; key < running.length; key++) running[key]?.stop();
+    running.length = 0;
   }
 
   // A driver's own error (interrupt$ or abort$ failing) is the output's error, as in a merge.
@@ -383,18 +391,18 @@ keepRxShapes();
 /** What one call of the batch is run with. */
 function callOptions(batch: ToolBatch, shared: SharedContext, prepared: ClassifiedCall): RunToolCallOptions {
   const options = batch.options;
-  return {
-    tools: batch.registry,
-    shared,
-    prepared,
-    scheduler: batch.scheduler,
-    ...(options.hooks ? { hooks: options.hooks } : {}),
-    ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.trace ? { trace: options.trace } : {}),
-    ...(batch.mayDefer ? { mayDefer: batch.mayDefer } : {}),
-  };
+  // Optional fields assigned in place, not spread: each conditional spread allocated an object,
+  // and a one-tool batch's cost after a full GC is mostly its garbage (issue 20 §2).
+  const run: Mutable<RunToolCallOptions> = { tools: batch.registry, shared, prepared, scheduler: batch.scheduler };
+  if (options.hooks) run.hooks = options.hooks;
+  if (options.canUseTool) run.canUseTool = options.canUseTool;
+  if (options.timeoutMs !== undefined) run.timeoutMs = options.timeoutMs;
+  if (options.trace) run.trace = options.trace;
+  if (batch.mayDefer) run.mayDefer = batch.mayDefer;
+  return run;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Which assembly events matter to the scheduler. */
 function toSchedulerInput(event: AssemblyOutput, registry: ToolRegistry): SchedulerInput | undefined {

@@ -96,6 +96,9 @@ export interface RunToolCallOptions {
 }
 
 type Prepared = { readonly ok: true; readonly tool: Tool; readonly input: unknown } | { readonly ok: false };
+type ToolResultEvent = Extract<ToolEvent, { type: 'tool_result' }>;
+/** A result event while it is being built (its optional fields are set one by one). */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const EMPTY_SHARED: SharedContext = Object.freeze({});
 const NO_HOOKS: ToolHooks = Object.freeze({});
@@ -251,19 +254,22 @@ export class ToolCallRun implements DriveHost<Prepared | undefined> {
     this.timeoutSubscription?.unsubscribe();
     this.trace('emit_result', 'ok');
     const additionalContext = this.additionalContext;
-    const event: ToolEvent = {
+    // Optional fields assigned in place, in the order a spread would give them: a conditional
+    // spread allocates an object per field and a copy, and a one-tool batch's fixed cost is
+    // mostly its garbage after a full GC (issue 20 §2, bench/README.md "After a forced GC").
+    const event: Mutable<ToolResultEvent> = {
       type: 'tool_result',
       toolUseId: this.toolUseId,
       name: this.name,
       result,
       endsTurn: outcome?.endsTurn === true,
       durationMs: this.scheduler.now() - this.startedAt,
-      ...(structured === undefined ? {} : { structured }),
-      ...(outcome?.contextChange ? { contextChange: outcome.contextChange } : {}),
-      ...(additionalContext && additionalContext.length > 0 ? { additionalContext: [...additionalContext] } : {}),
-      ...(this.stopContinuation ? { stopContinuation: this.stopContinuation } : {}),
-      ...(this.deferral ? { deferral: this.deferral } : {}),
     };
+    if (structured !== undefined) event.structured = structured;
+    if (outcome?.contextChange) event.contextChange = outcome.contextChange;
+    if (additionalContext && additionalContext.length > 0) event.additionalContext = [...additionalContext];
+    if (this.stopContinuation) event.stopContinuation = this.stopContinuation;
+    if (this.deferral) event.deferral = this.deferral;
     this.sink.next(event);
     this.trace('clear_in_progress', this.inProgress ? 'ok' : 'skipped');
     this.inProgress = false;

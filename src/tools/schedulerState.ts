@@ -29,6 +29,8 @@ import { errorResult } from './runToolCall.js';
 import type { SharedContext, ToolEvent } from './types.js';
 
 type ToolResultEvent = Extract<ToolEvent, { type: 'tool_result' }>;
+type ToolBatchEvent = Extract<ToolEvent, { type: 'tool_batch' }>;
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** One call of the batch as the scheduler tracks it (mutable: owned by one scheduler state). */
 export interface ScheduledCall {
@@ -124,9 +126,18 @@ export function createSchedulerState(shared: SharedContext): SchedulerState {
   };
 }
 
-/** Applies one input; `now` stamps durations of synthetic results. */
-export function stepScheduler(state: SchedulerState, input: SchedulerInput, now: number): SchedulerCommand[] {
-  const commands: SchedulerCommand[] = [];
+/**
+ * Applies one input; `now` stamps durations of synthetic results. The commands are appended to
+ * `commands` (a fresh array when not given) and it is returned: the operator shell passes one
+ * array it empties before each step, because an array per step was a sizeable share of a
+ * one-tool batch's garbage (issue 20 §2). The reducer only ever appends to it.
+ */
+export function stepScheduler(
+  state: SchedulerState,
+  input: SchedulerInput,
+  now: number,
+  commands: SchedulerCommand[] = [],
+): SchedulerCommand[] {
   if (state.mode === 'finished') return commands;
   switch (input.type) {
     case 'tool_use':
@@ -395,16 +406,11 @@ function emitBatch(state: SchedulerState, commands: SchedulerCommand[]): void {
     if (call.deferred && !deferred) deferred = { toolUseId: id, ...call.deferred };
     for (const text of call.additionalContext ?? []) additionalContext.push({ toolUseId: id, text });
   }
-  commands.push({
-    type: 'emit',
-    event: {
-      type: 'tool_batch',
-      results,
-      endsTurn,
-      shared: state.shared,
-      ...(stopContinuation ? { stopContinuation } : {}),
-      ...(additionalContext.length > 0 ? { additionalContext } : {}),
-      ...(deferred ? { deferred } : {}),
-    },
-  });
+  // Optional fields assigned in place (in the order the type lists them), not spread: a
+  // conditional spread allocates per field, and garbage is a one-tool batch's main cost.
+  const event: Mutable<ToolBatchEvent> = { type: 'tool_batch', results, endsTurn, shared: state.shared };
+  if (stopContinuation) event.stopContinuation = stopContinuation;
+  if (additionalContext.length > 0) event.additionalContext = additionalContext;
+  if (deferred) event.deferred = deferred;
+  commands.push({ type: 'emit', event });
 }
