@@ -121,6 +121,20 @@ export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<A
   return (source$) => new Observable<ToolEvent>((output) => new ToolBatch(options, output).listen(source$));
 }
 
+/** The arrays one drain of a batch's inputs works in (see `ToolBatch.dispatch`). */
+interface DrainScratch {
+  readonly queue: SchedulerInput[];
+  readonly commands: SchedulerCommand[];
+}
+
+/**
+ * Drain arrays lent out while a batch applies its inputs and given back, emptied, when it is
+ * done: each new array's backing store was ~150 bytes of a one-tool batch's garbage (issue 20
+ * §2). Only held during a synchronous drain, so there are as many as drains ever nested (a tool
+ * that runs a batch inside its own synchronous call).
+ */
+const SPARE_SCRATCH: DrainScratch[] = [];
+
 /** The batch of one subscription: the scheduler state and what carries out its commands. */
 class ToolBatch implements Observer<AssemblyOutput> {
   readonly registry: ToolRegistry;
@@ -138,11 +152,12 @@ class ToolBatch implements Observer<AssemblyOutput> {
   deferWaiters: ((alone: boolean) => void)[] = [];
   /** Given to calls only with `allowDefer`. */
   readonly mayDefer: (() => boolean | Promise<boolean>) | undefined;
-  // Inputs arriving while one is being applied (a synchronous tool finishing inside its
-  // own start) wait their turn: every step sees a consistent state, and events keep order.
-  readonly queue: SchedulerInput[] = [];
-  readonly commands: SchedulerCommand[] = [];
-  draining = false;
+  /**
+   * Set while inputs are being applied. Inputs arriving meanwhile (a synchronous tool finishing
+   * inside its own start) wait in its queue: every step sees a consistent state, and events
+   * keep order.
+   */
+  scratch: DrainScratch | undefined = undefined;
   sourceInput: Subscriber<AssemblyOutput> | undefined = undefined;
 
   constructor(
@@ -199,23 +214,27 @@ class ToolBatch implements Observer<AssemblyOutput> {
 
   dispatch(input: SchedulerInput): void {
     if (this.disposed) return;
-    const queue = this.queue;
+    if (this.scratch) {
+      this.scratch.queue.push(input);
+      return;
+    }
+    const scratch = SPARE_SCRATCH.pop() ?? { queue: [], commands: [] };
+    this.scratch = scratch;
+    const { queue, commands } = scratch;
     queue.push(input);
-    if (this.draining) return;
-    this.draining = true;
     try {
       // One commands array for every step: a step's commands are carried out before the next
       // step runs (inputs arriving meanwhile wait in the queue), so it is never read twice.
-      const commands = this.commands;
       for (let i = 0; i < queue.length && !this.disposed; i++) {
         emptyInPlace(commands);
         stepScheduler(this.state, queue[i]!, this.scheduler.now(), commands);
         for (let c = 0; c < commands.length && !this.disposed; c++) this.execute(commands[c]!);
       }
     } finally {
-      emptyInPlace(this.commands);
+      emptyInPlace(commands);
       emptyInPlace(queue);
-      this.draining = false;
+      this.scratch = undefined;
+      SPARE_SCRATCH.push(scratch);
     }
   }
 

@@ -103,6 +103,11 @@ export type SchedulerCommand =
   | { readonly type: 'complete' }
   | { readonly type: 'error'; readonly error: unknown };
 
+// The commands without a payload are shared constants (the shell only reads them): one
+// allocation less each per batch, whose cost after a full GC is mostly its garbage (issue 20 §2).
+const ARM_BATCH_TIMEOUT: SchedulerCommand = Object.freeze({ type: 'arm_batch_timeout' });
+const COMPLETE: SchedulerCommand = Object.freeze({ type: 'complete' });
+
 /** A fresh state for one batch, starting from `shared`. */
 export function createSchedulerState(shared: SharedContext): SchedulerState {
   return {
@@ -213,7 +218,7 @@ function onToolUse(state: SchedulerState, classified: ClassifiedCall, blockIndex
   state.lastBlockIndex = Math.max(state.lastBlockIndex, blockIndex);
   if (!state.batchTimerArmed) {
     state.batchTimerArmed = true;
-    commands.push({ type: 'arm_batch_timeout' });
+    commands.push(ARM_BATCH_TIMEOUT);
   }
   if (state.mode !== 'open') {
     // The user interrupted (or the batch was stopped) before this call arrived: never run it.
@@ -387,30 +392,34 @@ function finishIfDone(state: SchedulerState, commands: SchedulerCommand[]): void
   // Normally the batch ends with the response; once stopped it ends as soon as nothing runs.
   if (state.mode === 'open' && !state.sourceComplete) return;
   emitBatch(state, commands);
-  commands.push({ type: 'complete' });
+  commands.push(COMPLETE);
   state.mode = 'finished';
 }
 
 function emitBatch(state: SchedulerState, commands: SchedulerCommand[]): void {
   if (state.calls.length === 0) return;
-  const results: ToolResultBlock[] = [];
-  const additionalContext: { toolUseId: string; text: string }[] = [];
+  // `map` allocates the exact length; pushing into `[]` allocated room for 17.
+  const results: ToolResultBlock[] = state.calls.map(resultOf);
+  let additionalContext: { toolUseId: string; text: string }[] | undefined;
   let endsTurn = false;
   let stopContinuation: StopContinuation | undefined;
   let deferred: { readonly toolUseId: string; readonly reason?: string } | undefined;
   for (const call of state.calls) {
     const { id } = call.classified.block;
-    results.push(call.result ?? errorResult(id, cancelledText(call.classified.block.name)));
     endsTurn ||= call.endsTurn;
     stopContinuation ??= call.stopContinuation;
     if (call.deferred && !deferred) deferred = { toolUseId: id, ...call.deferred };
-    for (const text of call.additionalContext ?? []) additionalContext.push({ toolUseId: id, text });
+    if (call.additionalContext) for (const text of call.additionalContext) (additionalContext ??= []).push({ toolUseId: id, text });
   }
   // Optional fields assigned in place (in the order the type lists them), not spread: a
   // conditional spread allocates per field, and garbage is a one-tool batch's main cost.
   const event: Mutable<ToolBatchEvent> = { type: 'tool_batch', results, endsTurn, shared: state.shared };
   if (stopContinuation) event.stopContinuation = stopContinuation;
-  if (additionalContext.length > 0) event.additionalContext = additionalContext;
+  if (additionalContext) event.additionalContext = additionalContext;
   if (deferred) event.deferred = deferred;
   commands.push({ type: 'emit', event });
+}
+
+function resultOf(call: ScheduledCall): ToolResultBlock {
+  return call.result ?? errorResult(call.classified.block.id, cancelledText(call.classified.block.name));
 }

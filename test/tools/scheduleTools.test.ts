@@ -77,4 +77,34 @@ describe('scheduleTools with real tools', () => {
     const events = await lastValueFrom(from([end]).pipe(scheduleTools({ tools: [setVar], shared: {} }), toArray()));
     expect(events).toEqual([]);
   });
+
+  it('a batch run inside a synchronous tool of another batch keeps both batches apart', async () => {
+    // Both drains are active at once: each must work in its own queue and commands (they are
+    // lent from a shared pool, see ToolBatch.dispatch).
+    const echo = defineTool({
+      name: 'Echo',
+      description: 'echoes',
+      inputSchema: z.strictObject({ n: z.number() }),
+      isConcurrencySafe: true,
+      call: ({ n }) => `echo ${n}`,
+    });
+    const innerEvents: ToolEvent[] = [];
+    const nest = defineTool({
+      name: 'Nest',
+      description: 'runs a batch of its own, synchronously',
+      inputSchema: z.strictObject({}),
+      isConcurrencySafe: true,
+      call: () => {
+        from([tu(0, 'Echo', { n: 1 }), tu(1, 'Echo', { n: 2 }), end])
+          .pipe(scheduleTools({ tools: [echo], shared: {} }))
+          .subscribe((event) => innerEvents.push(event));
+        const inner = innerEvents[innerEvents.length - 1];
+        return inner?.type === 'tool_batch' ? inner.results.map((r) => r.content).join(',') : 'not done';
+      },
+    });
+    const events = await lastValueFrom(from([tu(0, 'Nest', {}), tu(1, 'Echo', { n: 3 }), end]).pipe(scheduleTools({ tools: [nest, echo], shared: {} }), toArray()));
+    expect(batchOf(events).results.map((r) => r.content)).toEqual(['echo 1,echo 2', 'echo 3']);
+    expect(events.map((e) => e.type)).toEqual(['tool_start', 'tool_result', 'tool_start', 'tool_result', 'tool_batch']);
+    expect(innerEvents.map((e) => e.type)).toEqual(['tool_start', 'tool_result', 'tool_start', 'tool_result', 'tool_batch']);
+  });
 });
