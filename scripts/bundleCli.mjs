@@ -24,6 +24,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { builtinModules } from 'node:module';
 import { constants as http2Constants } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,9 +107,32 @@ writeFileSync(BUNDLE, rewritten);
 const launcher = readFileSync(out('scripts/cliLauncher.js'), 'utf8');
 const bundleId = createHash('sha256').update(rewritten).digest('hex').slice(0, 16);
 if (!launcher.includes("'rxagent-bundle-id'")) throw new Error('scripts/cliLauncher.js: no bundle id to fill in');
-writeFileSync(BIN, launcher.replace("'rxagent-bundle-id'", `'${bundleId}'`));
-chmodSync(BIN, 0o755);
+if (!launcher.includes("['rxagent-builtins']")) throw new Error('scripts/cliLauncher.js: no list of built-ins to fill in');
+const writeBin = (builtins) => {
+  writeFileSync(BIN, launcher.replace("'rxagent-bundle-id'", `'${bundleId}'`).replace("['rxagent-builtins']", JSON.stringify(builtins)));
+  chmodSync(BIN, 0o755);
+};
+writeBin([]);
 await trainCodeCache();
+writeBin(builtinsTheRunLoaded());
+
+/**
+ * The public built-ins node loaded in the training run (process.moduleLoadList, in load order),
+ * for the launcher to load before it sets V8 flags (cliLauncher.js says why). Not node's internals
+ * (not loadable by name), the `_`-prefixed legacy aliases or the deprecated ones (a warning on load).
+ */
+function builtinsTheRunLoaded() {
+  const file = `${BUNDLE}.cache.modules.json`;
+  const loaded = JSON.parse(readFileSync(file, 'utf8'));
+  rmSync(file);
+  const deprecated = new Set(['sys', 'punycode', 'constants', 'domain']);
+  const names = loaded
+    .filter((entry) => entry.startsWith('NativeModule '))
+    .map((entry) => entry.slice('NativeModule '.length))
+    .filter((name) => builtinModules.includes(name) && !name.startsWith('_') && !deprecated.has(name));
+  if (!names.includes('http')) throw new Error(`the training run's module list has no http: ${names.join(' ')}`);
+  return names;
+}
 
 /** Runs `rxagent -p hi` once against a canned loopback reply; the bin writes its code cache at exit. */
 async function trainCodeCache() {
