@@ -14,6 +14,7 @@
  *   (`z.locales`, `z.core.locales`; about 400 KB) and esbuild cannot drop a re-exported
  *   namespace. Nothing in rxagent reads them; the English messages zod uses by default come from
  *   their own module and stay. A use of `z.locales` in the bin would find an empty namespace.
+ * - marked-terminal (the interactive view's Markdown, with highlight.js) in a file of its own.
  * - The code cache (dist/src/cli/rxagent.cjs.cache): the command runs once against a loopback
  *   server with a canned one-text reply and writes, at exit, the code of every function that run
  *   compiled. Made by this node with the bin's V8 flags; any other node rejects it and compiles
@@ -74,6 +75,38 @@ const undiciHttp2OnDemand = {
   },
 };
 
+/**
+ * marked-terminal renders the interactive view's Markdown; it brings highlight.js, parse5 and
+ * emojilib: 1.7 MB of the 4.2 MB bundle, which every start read and kept as a string (reading a
+ * fresh 4 MB here costs 3-9 ms: page faults). It is only ever loaded with import() and shares no
+ * module with the rest of the command, so it is a bundle of its own beside rxagent.cjs
+ * (rxagent-marked-terminal.cjs), which the view's first Markdown loads through the launcher.
+ */
+const MARKED_TERMINAL = 'rxagent-marked-terminal.cjs';
+const markedTerminalApart = {
+  name: 'marked-terminal-apart',
+  setup(builder) {
+    builder.onResolve({ filter: /^marked-terminal$/ }, (args) => {
+      if (args.kind !== 'dynamic-import') throw new Error(`${args.importer}: marked-terminal is bundled apart and must be loaded with import()`);
+      return { path: `./${MARKED_TERMINAL}`, external: true };
+    });
+  },
+};
+
+await build({
+  absWorkingDir: fileURLToPath(root),
+  entryPoints: [fileURLToPath(import.meta.resolve('marked-terminal'))],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  outfile: out(`dist/src/cli/${MARKED_TERMINAL}`),
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'external',
+  logLevel: 'warning',
+});
+
 await build({
   absWorkingDir: fileURLToPath(root),
   entryPoints: ['src/cli/main.ts'],
@@ -88,7 +121,7 @@ await build({
   alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
   // The launcher passes the bundle's file URL: paths found next to the code (workers, package.json) resolve as before.
   define: { 'import.meta.url': '__rxagentModuleUrl' },
-  plugins: [zodWithoutLocales, undiciHttp2OnDemand],
+  plugins: [zodWithoutLocales, undiciHttp2OnDemand, markedTerminalApart],
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'external',

@@ -45,8 +45,11 @@ const listing = pack();
 describe('the packed package', () => {
   it('ships the built code with types, README and LICENSE, and no bench, tests or maps', async () => {
     const files = (await listing).files.map((f) => f.path);
-    // The bin and what it runs: the command's bundle and the code cache the build made for it.
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js', 'dist/src/cli/rxagent.cjs', 'dist/src/cli/rxagent.cjs.cache']));
+    // The bin and what it runs: the command's bundle, the code cache the build made for it, and
+    // the interactive view's Markdown renderer, bundled apart (scripts/bundleCli.mjs says why).
+    expect(files).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js', 'dist/src/cli/rxagent.cjs', 'dist/src/cli/rxagent.cjs.cache', 'dist/src/cli/rxagent-marked-terminal.cjs']),
+    );
     for (const target of Object.values(pkg.exports)) {
       expect(files).toContain(target.types.replace(/^\.\//, ''));
       expect(files).toContain(target.default.replace(/^\.\//, ''));
