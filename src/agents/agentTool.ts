@@ -11,6 +11,8 @@ import { defer, EMPTY, map, of, type Observable } from 'rxjs';
 import { z } from 'zod';
 import type { TerminalEvent, UsageTotals } from '../loop/types.js';
 import { defineTool } from '../tools/defineTool.js';
+import { AGENT_INPUT_JSON_SCHEMA } from '../tools/builtinInputJsonSchemas.js';
+import { withPrecomputedJsonSchema } from '../tools/precomputedJsonSchema.js';
 import type { Tool, ToolYield } from '../tools/types.js';
 import { createChildTally, type AgentToolResult } from './agentToolResult.js';
 import { reportChild, type ChildReport, type StartedChild } from './childReports.js';
@@ -20,15 +22,18 @@ import { agentToolDescription, launchedText, usageLine } from './texts.js';
 
 export const AGENT_TOOL_NAME = 'Agent';
 
-export const agentInputSchema = z.strictObject({
-  description: z.string().trim().min(1).describe('A short (3-5 word) label for the task, shown to the user'),
-  prompt: z.string().trim().min(1).describe('The complete task for the subagent: it sees nothing else of this conversation'),
-  subagent_type: z.string().trim().min(1).describe('Which kind of subagent to start (one of the types listed in the description)'),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe('Start it and return at once; its final message is delivered to you later as a message'),
-});
+export const agentInputSchema = withPrecomputedJsonSchema(
+  z.strictObject({
+    description: z.string().trim().min(1).describe('A short (3-5 word) label for the task, shown to the user'),
+    prompt: z.string().trim().min(1).describe('The complete task for the subagent: it sees nothing else of this conversation'),
+    subagent_type: z.string().trim().min(1).describe('Which kind of subagent to start (one of the types listed in the description)'),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe('Start it and return at once; its final message is delivered to you later as a message'),
+  }),
+  AGENT_INPUT_JSON_SCHEMA,
+);
 export type AgentToolInput = z.infer<typeof agentInputSchema>;
 
 export type AgentToolOutput =

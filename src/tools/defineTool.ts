@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
+import { precomputedJsonSchemaOf } from './precomputedJsonSchema.js';
 import type { Tool, ToolSpec } from './types.js';
 
 /** The Messages API accepts tool names of 1-64 letters, digits, `_` and `-`. */
@@ -42,10 +43,11 @@ export function defineTool<I, O>(spec: ToolSpec<I, O>): Tool<I, O> {
       throw new ConfigurationError(`alias ${JSON.stringify(alias)} of tool ${spec.name} is not a valid tool name`);
     }
   }
-  let converted: Record<string, unknown>;
+  // A built-in tool's schema has its conversion written out (precomputedJsonSchema.ts says why).
+  let converted: Record<string, unknown> | undefined = precomputedJsonSchemaOf(spec.inputSchema);
   try {
     // 'input' describes what the model must send (defaults optional), not what parsing yields.
-    converted = z.toJSONSchema(spec.inputSchema, { io: 'input' }) as Record<string, unknown>;
+    converted ??= z.toJSONSchema(spec.inputSchema, { io: 'input' }) as Record<string, unknown>;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new ConfigurationError(`the input schema of tool ${spec.name} cannot be sent as JSON Schema: ${message}`);

@@ -2,6 +2,8 @@
 import { defer, from, map, race, switchMap } from 'rxjs';
 import { fromAbortSignal } from '../../../operators/internal/fromAbortSignal.js';
 import { z } from 'zod';
+import { BASH_INPUT_JSON_SCHEMA } from '../builtinInputJsonSchemas.js';
+import { withPrecomputedJsonSchema } from '../precomputedJsonSchema.js';
 import { accessFor } from '../../sandbox/createSandbox.js';
 import type { CommandSandbox } from '../../sandbox/types.js';
 import type { ToolSpec, ToolYield } from '../types.js';
@@ -40,7 +42,7 @@ export function bashInputSchemaFor(defaultTimeoutMs: number, maxTimeoutMs: numbe
   });
 }
 
-export const bashInputSchema = bashInputSchemaFor(BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+export const bashInputSchema = withPrecomputedJsonSchema(bashInputSchemaFor(BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS), BASH_INPUT_JSON_SCHEMA);
 export type BashInput = z.infer<typeof bashInputSchema>;
 
 /** A command that ran but failed (non-zero exit, signal, timeout); the message carries its output. */

@@ -1,17 +1,22 @@
 /** Edit: exact string replacement in a file that was Read in this session and is unchanged since. */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { EDIT_INPUT_JSON_SCHEMA } from '../builtinInputJsonSchemas.js';
+import { withPrecomputedJsonSchema } from '../precomputedJsonSchema.js';
 import type { ToolSpec } from '../types.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { filePatch, type PatchHunk } from './filePatch.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
-export const editInputSchema = z.strictObject({
-  file_path: z.string().describe('Path of the file to edit (absolute, or relative to the working directory).'),
-  old_string: z.string().describe('The exact text to replace; it must occur exactly once unless replace_all is true.'),
-  new_string: z.string().describe('The replacement text; must differ from old_string.'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false).'),
-});
+export const editInputSchema = withPrecomputedJsonSchema(
+  z.strictObject({
+    file_path: z.string().describe('Path of the file to edit (absolute, or relative to the working directory).'),
+    old_string: z.string().describe('The exact text to replace; it must occur exactly once unless replace_all is true.'),
+    new_string: z.string().describe('The replacement text; must differ from old_string.'),
+    replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false).'),
+  }),
+  EDIT_INPUT_JSON_SCHEMA,
+);
 export type EditInput = z.infer<typeof editInputSchema>;
 
 /** Edit's structured result, in Claude Code's shape (the SDK's `FileEditOutput`). */

@@ -2,6 +2,8 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 import { z } from 'zod';
+import { GLOB_INPUT_JSON_SCHEMA } from '../builtinInputJsonSchemas.js';
+import { withPrecomputedJsonSchema } from '../precomputedJsonSchema.js';
 import type { ToolOutcome, ToolSpec } from '../types.js';
 import { createGlobMatcher } from './globMatch.js';
 import { DEFAULT_SKIPPED_DIRS, walkFiles } from './walkFiles.js';
@@ -9,10 +11,13 @@ import { ToolRefusal, type Workspace } from './workspace.js';
 
 export const GLOB_MAX_RESULTS = 100;
 
-export const globInputSchema = z.strictObject({
-  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/*.{js,jsx}". Relative to path.'),
-  path: z.string().optional().describe('Directory to search in (default: the working directory).'),
-});
+export const globInputSchema = withPrecomputedJsonSchema(
+  z.strictObject({
+    pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/*.{js,jsx}". Relative to path.'),
+    path: z.string().optional().describe('Directory to search in (default: the working directory).'),
+  }),
+  GLOB_INPUT_JSON_SCHEMA,
+);
 export type GlobInput = z.infer<typeof globInputSchema>;
 
 /** Glob's structured result, in Claude Code's shape (the SDK's `GlobOutput`). */

@@ -8,6 +8,8 @@ import { stat } from 'node:fs/promises';
 import { RE2JS } from 're2js';
 import { basename, relative, sep } from 'node:path';
 import { z } from 'zod';
+import { GREP_INPUT_JSON_SCHEMA } from '../builtinInputJsonSchemas.js';
+import { withPrecomputedJsonSchema } from '../precomputedJsonSchema.js';
 import type { ToolSpec } from '../types.js';
 import { createGlobMatcher } from './globMatch.js';
 import { type LineMatcher, scanFile, type ScanOutcome, type ScanSink } from './scanFile.js';
@@ -19,21 +21,24 @@ export const GREP_MAX_LINE_CHARS = 500;
 /** Longest stretch of synchronous scanning before yielding to the event loop. */
 const SLICE_MS = 10;
 
-export const grepInputSchema = z.strictObject({
-  pattern: z.string().describe('Regular expression to search for (RE2/ripgrep syntax: no lookaround or backreferences).'),
-  path: z.string().optional().describe('File or directory to search (default: the working directory).'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{js,jsx}".'),
-  output_mode: z
-    .enum(['content', 'files_with_matches', 'count'])
-    .optional()
-    .describe('"files_with_matches" (default): paths only; "content": matching lines; "count": matches per file.'),
-  '-i': z.boolean().optional().describe('Case-insensitive search.'),
-  '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
-  '-A': z.number().int().nonnegative().optional().describe('Lines of context after each match (content mode).'),
-  '-B': z.number().int().nonnegative().optional().describe('Lines of context before each match (content mode).'),
-  '-C': z.number().int().nonnegative().optional().describe('Lines of context before and after each match (content mode).'),
-  head_limit: z.number().int().positive().optional().describe('Return only the first N lines / files / counts.'),
-});
+export const grepInputSchema = withPrecomputedJsonSchema(
+  z.strictObject({
+    pattern: z.string().describe('Regular expression to search for (RE2/ripgrep syntax: no lookaround or backreferences).'),
+    path: z.string().optional().describe('File or directory to search (default: the working directory).'),
+    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{js,jsx}".'),
+    output_mode: z
+      .enum(['content', 'files_with_matches', 'count'])
+      .optional()
+      .describe('"files_with_matches" (default): paths only; "content": matching lines; "count": matches per file.'),
+    '-i': z.boolean().optional().describe('Case-insensitive search.'),
+    '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
+    '-A': z.number().int().nonnegative().optional().describe('Lines of context after each match (content mode).'),
+    '-B': z.number().int().nonnegative().optional().describe('Lines of context before each match (content mode).'),
+    '-C': z.number().int().nonnegative().optional().describe('Lines of context before and after each match (content mode).'),
+    head_limit: z.number().int().positive().optional().describe('Return only the first N lines / files / counts.'),
+  }),
+  GREP_INPUT_JSON_SCHEMA,
+);
 export type GrepInput = z.infer<typeof grepInputSchema>;
 
 type Mode = 'content' | 'files_with_matches' | 'count';

@@ -1,6 +1,8 @@
 /** Read: a text file as numbered lines (`N<TAB>line`, from 1), a window of it at a time. */
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
+import { READ_INPUT_JSON_SCHEMA } from '../builtinInputJsonSchemas.js';
+import { withPrecomputedJsonSchema } from '../precomputedJsonSchema.js';
 import type { ToolOutcome, ToolSpec } from '../types.js';
 import { fileLooksBinary } from './fileKind.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
@@ -8,11 +10,14 @@ import { ToolRefusal, type Workspace } from './workspace.js';
 export const READ_DEFAULT_LINE_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
 
-export const readInputSchema = z.strictObject({
-  file_path: z.string().describe('Path of the file to read (absolute, or relative to the working directory).'),
-  offset: z.number().int().nonnegative().optional().describe('Line number to start from (1-based). Use for large files.'),
-  limit: z.number().int().positive().optional().describe(`How many lines to read (default ${READ_DEFAULT_LINE_LIMIT}).`),
-});
+export const readInputSchema = withPrecomputedJsonSchema(
+  z.strictObject({
+    file_path: z.string().describe('Path of the file to read (absolute, or relative to the working directory).'),
+    offset: z.number().int().nonnegative().optional().describe('Line number to start from (1-based). Use for large files.'),
+    limit: z.number().int().positive().optional().describe(`How many lines to read (default ${READ_DEFAULT_LINE_LIMIT}).`),
+  }),
+  READ_INPUT_JSON_SCHEMA,
+);
 export type ReadInput = z.infer<typeof readInputSchema>;
 
 /** Read's structured result, in Claude Code's shape (the SDK's `FileReadOutput`, text kind): the lines shown, unnumbered. */

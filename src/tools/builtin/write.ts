@@ -2,15 +2,20 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { WRITE_INPUT_JSON_SCHEMA } from '../builtinInputJsonSchemas.js';
+import { withPrecomputedJsonSchema } from '../precomputedJsonSchema.js';
 import type { ToolSpec } from '../types.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { filePatch, type PatchHunk } from './filePatch.js';
 import { ToolRefusal, type Workspace } from './workspace.js';
 
-export const writeInputSchema = z.strictObject({
-  file_path: z.string().describe('Path of the file to write (absolute, or relative to the working directory).'),
-  content: z.string().describe('The complete new content of the file.'),
-});
+export const writeInputSchema = withPrecomputedJsonSchema(
+  z.strictObject({
+    file_path: z.string().describe('Path of the file to write (absolute, or relative to the working directory).'),
+    content: z.string().describe('The complete new content of the file.'),
+  }),
+  WRITE_INPUT_JSON_SCHEMA,
+);
 export type WriteInput = z.infer<typeof writeInputSchema>;
 
 /**
