@@ -21,17 +21,8 @@ import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../util/jsonDepth.js';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { z } from 'zod';
 import { StreamProtocolError, type RxAgentError } from '../errors.js';
-import {
-  contentBlockStartEventSchema,
-  contentBlockStopEventSchema,
-  errorEventSchema,
-  KNOWN_STREAM_EVENT_TYPES,
-  messageDeltaEventSchema,
-  messageStartEventSchema,
-  messageStopEventSchema,
-  pingEventSchema,
-  type StreamEvent,
-} from '../protocol/events.js';
+import { KNOWN_STREAM_EVENT_TYPES, streamEventSchemas, type StreamEvent } from '../protocol/events.js';
+import { lazySchema } from '../util/lazySchema.js';
 import { matchDeltaLayout } from '../protocol/deltaLayout.js';
 import { apiErrorFromStreamEvent, quoteStart } from './apiErrorFromResponse.js';
 import { createToolUseIdRegistry, type ToolUseIdRegistry } from './uniqueToolUseIds.js';
@@ -89,16 +80,19 @@ export interface StreamEventDecoder {
   end(): DecodeBatch;
 }
 
-/** Schemas of the rarer events (everything except the hot `content_block_delta`). */
-const RARE_EVENT_SCHEMAS: Readonly<Record<string, z.ZodType<StreamEvent>>> = {
-  message_start: messageStartEventSchema,
-  content_block_start: contentBlockStartEventSchema,
-  content_block_stop: contentBlockStopEventSchema,
-  message_delta: messageDeltaEventSchema,
-  message_stop: messageStopEventSchema,
-  ping: pingEventSchema,
-  error: errorEventSchema,
-};
+/** Schemas of the rarer events (everything except the hot `content_block_delta`), built at a response's first event. */
+const rareEventSchemas = lazySchema((): Readonly<Record<string, z.ZodType<StreamEvent>>> => {
+  const schemas = streamEventSchemas();
+  return {
+    message_start: schemas.messageStartEventSchema,
+    content_block_start: schemas.contentBlockStartEventSchema,
+    content_block_stop: schemas.contentBlockStopEventSchema,
+    message_delta: schemas.messageDeltaEventSchema,
+    message_stop: schemas.messageStopEventSchema,
+    ping: schemas.pingEventSchema,
+    error: schemas.errorEventSchema,
+  };
+});
 
 /** Where the stream is relative to its one message. */
 type Phase = 'before_start' | 'in_message' | 'stopped';
@@ -316,7 +310,7 @@ function isPlainSimpleEvent(type: string, value: { readonly index?: unknown }): 
 }
 
 function onRareEvent(s: DecoderState, type: string, value: object, raw: string): void {
-  const schema = RARE_EVENT_SCHEMAS[type];
+  const schema = rareEventSchemas()[type];
   if (schema === undefined) {
     debug(s, `ignored unknown stream event type "${type}"`, value);
     return;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { streamEventSchema, type StreamEvent } from '../../src/protocol/events.js';
+import { streamEventSchemas, type StreamEvent } from '../../src/protocol/events.js';
 import {
   encodeSSE,
   planScriptedStream,
@@ -32,7 +32,7 @@ describe('scriptedMessageToEvents', () => {
   const events = timed.map((t) => t.event);
 
   it('produces events the protocol schema accepts, in API order', () => {
-    for (const e of events) expect(streamEventSchema.safeParse(e).success).toBe(true);
+    for (const e of events) expect(streamEventSchemas().streamEventSchema.safeParse(e).success).toBe(true);
     expect(events[0]!.type).toBe('message_start');
     expect(events.slice(-2).map((e) => e.type)).toEqual(['message_delta', 'message_stop']);
   });
