@@ -128,6 +128,28 @@ describe('createMessagesClient against the scripted server', () => {
     expect((empty.error as Error).message).toContain('(empty body)');
   });
 
+  it('reads an endless error body only up to its cap, then fails and closes the socket', async () => {
+    // The body never ends: the ApiError can only come from the cap (64 KiB) cutting the read.
+    const { client, server } = await setup([
+      { kind: 'raw', status: 503, headers: { 'content-type': 'text/plain' }, chunks: ['upstream down ', 'x'.repeat(40_000), 'y'.repeat(40_000)], holdOpen: true },
+    ]);
+    const { outputs, error } = await run(client.stream(request, { maxRetries: 0 }));
+    expect(outputs).toEqual([]);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 503, retryable: true });
+    expect((error as Error).message).toContain('upstream down');
+    await server.waitForClientClose(0);
+    expect(server.requests[0]!.closedByClient).toBe(true);
+  });
+
+  it('sends nothing when unsubscribed before the connection exists', async () => {
+    const { client, server } = await setup([hello]);
+    client.stream(request).subscribe().unsubscribe();
+    await client.close(); // waits for any request under way
+    open.client = undefined;
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('retries 529 with announced, doubling waits, then succeeds', async () => {
     const overloaded = { kind: 'http_error', status: 529 } as const;
     const { client, server, waits } = await setup([overloaded, overloaded, overloaded, hello]);
