@@ -19,6 +19,7 @@ import { Observable, type Subscriber } from 'rxjs';
 import { subscribeLinked } from './subscribeLinked.js';
 import { createStreamEventDecoder, type DecodeBatch, type StreamEventDecoder, type StreamEventDecoderOptions } from '../../src/transport/streamEventDecoder.js';
 import type { TransportOutput } from '../../src/transport/types.js';
+import { keepRxShapes, keepShape } from '../../src/util/keepShape.js';
 
 /**
  * Hands a decoded batch to `subscriber`, in order. Stops early once `subscriber` is closed (an
@@ -92,3 +93,9 @@ function emit<C, T>(batch: DecodeBatch, subscriber: Subscriber<T>, deliver: Deli
   if (batch.error !== undefined && !subscriber.closed) subscriber.error(batch.error);
   return !subscriber.closed;
 }
+
+// One idle instance (it subscribes to nothing), and the RxJS shapes of the streaming path, so
+// their hidden classes and the code optimized for them survive a full GC between two responses
+// (see keepShape).
+keepShape(new BatchedOutputs(() => undefined));
+keepRxShapes();

@@ -9,7 +9,8 @@
  * passed, re-arms for what is left of it, so the idle error comes exactly `ms` after the last
  * touch, as if the timer had been restarted every time.
  */
-import type { SchedulerLike, Subscription } from 'rxjs';
+import { Subscription, type SchedulerLike } from 'rxjs';
+import { keepShape } from '../../src/util/keepShape.js';
 
 export class IdleWatch {
   private lastTouch: number;
@@ -43,3 +44,10 @@ export class IdleWatch {
     else this.arm(this.ms - idleFor);
   }
 }
+
+/**
+ * One idle watch, so the class's hidden class and the code optimized for it survive a full GC
+ * between two responses (see keepShape). Its scheduler never runs anything.
+ */
+const NO_TIMERS: SchedulerLike = { now: () => 0, schedule: () => Subscription.EMPTY };
+keepShape(new IdleWatch(1, NO_TIMERS, () => undefined)).stop();

@@ -14,10 +14,12 @@
  * 1xx responses are skipped; an error status or a non-stream 200 reads its body up to a cap and
  * becomes an `ApiError`; any failure of undici's becomes a `ConnectionError`.
  */
-import type { Subscriber } from 'rxjs';
+import { Subscriber } from 'rxjs';
 import type { Dispatcher } from 'undici';
+import UnwrapHandler from 'undici/lib/handler/unwrap-handler.js';
 import { ApiError, ConnectionError } from '../errors.js';
 import { apiErrorFromHttpResponse, headerValue, quoteStart, type ResponseHeaders } from './apiErrorFromResponse.js';
+import { keepShape } from '../util/keepShape.js';
 
 /** An error body longer than this is cut: its start says what went wrong. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -124,6 +126,15 @@ const EMPTY_HEADERS: ResponseHeaders = {};
 
 /** The reason undici is given when the subscriber leaves (nobody hears of it: the handler is finished). */
 const abandonedError = (): Error => new Error('the request was abandoned by its subscriber');
+
+/**
+ * One idle handler, and the wrapper and controller undici makes around a handler of this API for
+ * each request, so their hidden classes and the code optimized for them survive a full GC between
+ * two responses (see keepShape). The handler's subscriber is closed: it hears nothing.
+ */
+const closedSubscriber = new Subscriber<Uint8Array>();
+closedSubscriber.unsubscribe();
+keepShape(UnwrapHandler.unwrap(keepShape(new ResponseHandler(closedSubscriber, '', () => 0)))).onConnect(() => undefined);
 
 /** undici's and node's failures as our typed error; an `RxAgentError` passes through. */
 function toTransportError(error: unknown, origin: string): unknown {

@@ -19,3 +19,12 @@ declare module 'undici/lib/api/index.js' {
   const api: Record<string, unknown>;
   export default api;
 }
+declare module 'undici/lib/handler/unwrap-handler.js' {
+  import type { Dispatcher } from 'undici';
+  /** What undici wraps a handler of its newer API (`onRequestStart`, `onResponseData`, ...) in, once per request. */
+  interface UnwrapHandler {
+    onConnect(abort: (reason?: Error) => void, context?: unknown): void;
+  }
+  const UnwrapHandlerClass: { unwrap(handler: Dispatcher.DispatchHandler): UnwrapHandler };
+  export default UnwrapHandlerClass;
+}

@@ -14,7 +14,7 @@
  *
  * Keep only instances that hold nothing of a real run (an empty tool set, a closed sink).
  */
-import { map, NEVER } from 'rxjs';
+import { map, NEVER, Observable, Subscriber } from 'rxjs';
 
 const kept: object[] = [];
 
@@ -26,13 +26,18 @@ export function keepShape<T extends object>(instance: T): T {
 /**
  * The same for RxJS's own classes, which every pipeline of ours goes through: a lifted
  * Observable, an operator's subscriber, a subscriber with an observer object (`SafeSubscriber`,
- * `ConsumerObserver`). Kept as one idle subscription to `NEVER`, which holds nothing.
+ * `ConsumerObserver`), kept as one idle subscription to `NEVER`, which holds nothing; and the
+ * two the streaming path makes per response: an Observable with its own subscribe function, and
+ * a plain `Subscriber` given an observer (`subscribeLinked`).
  */
 export function keepRxShapes(): void {
   if (rxKept) return;
   rxKept = true;
   keepShape(NEVER.pipe(map((value: unknown) => value)).subscribe({ next: () => undefined, error: () => undefined, complete: () => undefined }));
   keepShape(NEVER.pipe(map((value: unknown) => value)));
+  keepShape(new Observable<unknown>(() => undefined));
+  const plain = keepShape(new Subscriber<unknown>({ next: () => undefined, error: () => undefined, complete: () => undefined }));
+  plain.unsubscribe();
 }
 
 let rxKept = false;
