@@ -79,7 +79,8 @@ export class ResponseHandler implements Dispatcher.DispatchHandler {
       this.subscriber.next(chunk);
       return;
     }
-    (this.failureChunks ??= []).push(chunk);
+    // Copied: undici's chunk is a view of the socket's read buffer, and this one is kept past the call.
+    (this.failureChunks ??= []).push(Buffer.from(chunk));
     this.failureBytes += chunk.byteLength;
     if (this.failureBytes >= MAX_ERROR_BODY_BYTES) {
       // Enough to say what went wrong; the rest is not read.
