@@ -126,11 +126,14 @@ const serverTool = z
   });
 const toolDefinition = z.union([customTool, serverTool]);
 
+/** One element of `messages` (also checked alone: the scripted server caches the verdict per message). */
+export const apiMessageSchema = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(contentBlock)]) });
+
 export const apiRequestSchema = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().positive(),
   system: z.union([z.string(), z.array(textBlock)]).optional(),
-  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(contentBlock)]) })),
+  messages: z.array(apiMessageSchema),
   tools: z.array(toolDefinition).optional(),
   tool_choice: z
     .discriminatedUnion('type', [
@@ -156,3 +159,6 @@ export const apiRequestSchema = z.looseObject({
   top_k: z.number().int().nonnegative().optional(),
   stream: z.boolean().optional(),
 });
+
+/** Every field but `messages`: a body passes `apiRequestSchema` exactly when it passes this and each message passes `apiMessageSchema`. */
+export const apiRequestFieldsSchema = apiRequestSchema.omit({ messages: true });

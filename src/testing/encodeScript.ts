@@ -48,7 +48,12 @@ export function defaultMessageId(responseIndex: number): string {
 
 /** The default input_tokens for a request body: about 4 characters per token. */
 export function estimateInputTokens(rawBody: string): number {
-  return Math.ceil(rawBody.length / 4);
+  return estimateInputTokensOfLength(rawBody.length);
+}
+
+/** {@link estimateInputTokens} from the body text's length alone. */
+export function estimateInputTokensOfLength(length: number): number {
+  return Math.ceil(length / 4);
 }
 
 /** The default stop reason: 'tool_use' when the message has a tool_use block, else 'end_turn'. */

@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { MessagesRequest } from '../protocol/request.js';
 import { assertNever } from '../util/assertNever.js';
-import { encodeSSE, estimateInputTokens, planScriptedStream, scriptedMessageToJson, type EncodeScriptOptions } from './encodeScript.js';
+import { encodeSSE, estimateInputTokensOfLength, planScriptedStream, scriptedMessageToJson, type EncodeScriptOptions } from './encodeScript.js';
 import type {
   RecordedRequest,
   Script,
@@ -33,7 +33,8 @@ import type {
 } from './script.js';
 import { scriptMisfits } from './scriptFitsRequest.js';
 import { createPromptCacheSimulator, type PromptCacheOptions } from './promptCache.js';
-import { validateMessagesRequest } from './validateRequest.js';
+import { createRequestBodyParser, type ParsedBody } from './requestBodyParser.js';
+import { validateMessagesRequestCached, type MessageSchemaCache } from './validateRequest.js';
 
 /** Options of {@link startScriptedServer}. */
 export interface ScriptedServerOptions {
@@ -96,6 +97,8 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const timers = new Set<NodeJS.Timeout>();
   const listeners = new Set<() => void>();
   let played = 0;
+  const bodyParser = createRequestBodyParser();
+  const schemaCache: MessageSchemaCache = new WeakSet();
 
   const notify = (): void => {
     for (const listener of [...listeners]) listener();
@@ -152,35 +155,28 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return;
     }
 
-    let rawBody: string;
+    let bytes: Buffer;
     try {
-      rawBody = await readBody(req);
+      bytes = await readBody(req);
     } catch {
       return; // the client went away mid-body: there is nobody to answer
     }
 
-    let parsed: unknown;
+    let parsed: ParsedBody | undefined;
     let parseError: string | undefined;
     try {
-      parsed = JSON.parse(rawBody);
+      parsed = bodyParser.parse(bytes);
     } catch (error) {
       parseError = `request body is not valid JSON: ${(error as Error).message}`;
     }
-    if (parseError === undefined && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))) {
+    const value = parsed?.value;
+    if (parseError === undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       // Checked even without validation: nothing can be played for a body that is not an object.
       parseError = 'request body must be a JSON object';
     }
-    const validationErrors = parseError !== undefined ? [parseError] : validate ? validateMessagesRequest(parsed) : [];
+    const validationErrors = parseError !== undefined ? [parseError] : validate ? validateMessagesRequestCached(value, schemaCache) : [];
 
-    const record: RecordedRequest = {
-      index: requests.length,
-      receivedAt: Date.now(),
-      headers: recordHeaders(req),
-      body: parseError === undefined ? (parsed as MessagesRequest) : undefined,
-      rawBody,
-      validationErrors,
-      closedByClient: false,
-    };
+    const record = recordOf(requests.length, recordHeaders(req), bytes, parsed?.text, parseError === undefined ? (value as MessagesRequest) : undefined, validationErrors);
     requests.push(record);
 
     // Per response: aborted when the client goes away or the server closes, ending any playback.
@@ -205,7 +201,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       sendJson(res, 400, headers, apiErrorBody('invalid_request_error', message, headers['request-id']));
       return;
     }
-    const request = parsed as MessagesRequest;
+    const request = value as MessagesRequest;
 
     let response: ScriptedResponse | undefined;
     try {
@@ -228,7 +224,8 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return;
     }
     const responseIndex = played++;
-    const inputTokens = estimateInputTokens(rawBody);
+    // The decoded body's length, known without decoding the part reused from the previous request.
+    const inputTokens = estimateInputTokensOfLength(parsed!.textLength);
     const encode: EncodeScriptOptions = {
       responseIndex,
       model: request.model,
@@ -523,10 +520,66 @@ function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** A content-length above this is not trusted with one allocation up front. */
+const MAX_PREALLOCATED = 64 * 1024 * 1024;
+
+/**
+ * The body as one buffer: copied into place as it arrives when the length is announced (one
+ * allocation for a body of megabytes), else joined at the end. Rejects if the client goes away.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const announced = Number(req.headers['content-length']);
+    const exact = Number.isSafeInteger(announced) && announced >= 0 && announced <= MAX_PREALLOCATED ? Buffer.allocUnsafe(announced) : undefined;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    req.on('data', (chunk: Buffer) => {
+      // Once a chunk overflows the announced length, the rest is kept as chunks, in order.
+      if (exact !== undefined && chunks.length === 0 && length + chunk.length <= exact.length) chunk.copy(exact, length);
+      else chunks.push(chunk);
+      length += chunk.length;
+    });
+    let ended = false;
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!ended) reject(new Error('the client went away before the end of the body'));
+    });
+    req.once('end', () => {
+      ended = true;
+      if (exact !== undefined && chunks.length === 0 && length === exact.length) resolve(exact);
+      else resolve(joined(exact, length, chunks));
+    });
+  });
+}
+
+/** A body that did not match its content-length (node refuses most such): what arrived, in order. */
+function joined(exact: Buffer | undefined, length: number, chunks: readonly Buffer[]): Buffer {
+  if (exact === undefined) return Buffer.concat(chunks as Buffer[]);
+  const copied = length - chunks.reduce((sum, c) => sum + c.length, 0);
+  return Buffer.concat([exact.subarray(0, copied), ...chunks]);
+}
+
+/**
+ * A request's record; `rawBody` is decoded from `bytes` when first read (a benchmark's server
+ * never reads it, and at turn 1000 decoding 2 MB was a large part of a request's cost).
+ */
+function recordOf(
+  index: number,
+  headers: Record<string, string | string[] | undefined>,
+  bytes: Buffer,
+  text: string | undefined,
+  body: MessagesRequest | undefined,
+  validationErrors: readonly string[],
+): RecordedRequest {
+  const record: RecordedRequest = { index, receivedAt: Date.now(), headers, body, rawBody: '', validationErrors, closedByClient: false };
+  let rawBody = text;
+  // Redefined in place, so the record's keys keep their order.
+  Object.defineProperty(record, 'rawBody', {
+    enumerable: true,
+    configurable: true,
+    get: () => (rawBody ??= bytes.toString('utf8')),
+  });
+  return record;
 }
 
 /** A copy of the headers with credentials non-enumerable: readable, but never printed. */

@@ -14,9 +14,34 @@
  * drops them from context rather than rejecting the request.
  */
 import { isApiBlockType } from '../protocol/content.js';
-import { apiRequestSchema } from './apiRequestSchema.js';
+import { apiMessageSchema, apiRequestFieldsSchema, apiRequestSchema } from './apiRequestSchema.js';
 
 type Json = Record<string, unknown>;
+
+/**
+ * Frozen message objects already known to pass the message schema. The scripted server shares a
+ * conversation's parsed (deep-frozen) messages between its requests, so request n+1 checks the
+ * schema of its new messages only; a frozen object cannot have changed since it passed.
+ */
+export type MessageSchemaCache = WeakSet<object>;
+
+/**
+ * The same verdict as {@link validateMessagesRequest}, checking the schema of each message not in
+ * `cache` (and adding the frozen ones that pass). A body that fails the schema anywhere is
+ * validated again in full, so its errors are word for word (and in the order) of the plain path.
+ */
+export function validateMessagesRequestCached(body: unknown, cache: MessageSchemaCache): string[] {
+  if (!isObject(body) || !Array.isArray(body['messages'])) return validateMessagesRequest(body);
+  const messages: unknown[] = body['messages'];
+  for (const message of messages) {
+    if (typeof message === 'object' && message !== null && cache.has(message)) continue;
+    if (!apiMessageSchema.safeParse(message).success) return validateMessagesRequest(body);
+    if (typeof message === 'object' && message !== null && Object.isFrozen(message)) cache.add(message);
+  }
+  if (!apiRequestFieldsSchema.safeParse(body).success) return validateMessagesRequest(body);
+  // The whole schema passes (it is these parts), so the plain path's errors are the structural ones alone.
+  return checkStructure(body);
+}
 
 /** The problems the real API would report for this request body (empty when it is valid). */
 export function validateMessagesRequest(body: unknown): string[] {
