@@ -327,29 +327,12 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
   });
   res.flushHeaders();
 
-  // Events with nothing to wait for between them go out in one write: a write per event cost the
-  // server ~20% of its CPU under load, and the bytes and their order are the same (a client
-  // cannot see write boundaries: TCP and chunked encoding do not keep them).
-  let batch = '';
-  const send = async (): Promise<boolean> => {
-    if (batch === '') return !res.destroyed;
-    const text = batch;
-    batch = '';
-    return writer.write(text);
-  };
   for (const { event, delayMs } of plan.events) {
-    const gate =
-      event.type === 'content_block_start' ? msg.blocks[event.index]?.startAfter : event.type === 'message_delta' ? msg.endAfter : undefined;
-    if (delayMs > 0 || gate !== undefined || batch.length >= MAX_BATCH_CHARS) {
-      if (!(await send())) return;
-      if (!(await ctx.sleep(delayMs, signal))) return;
-      if (!(await heldUntil(gate, signal))) return;
-    } else if (signal.aborted) {
-      return;
-    }
-    batch += encodeSSE(event);
+    if (!(await ctx.sleep(delayMs, signal))) return;
+    if (event.type === 'content_block_start' && !(await heldUntil(msg.blocks[event.index]?.startAfter, signal))) return;
+    if (event.type === 'message_delta' && !(await heldUntil(msg.endAfter, signal))) return;
+    if (!(await writer.write(encodeSSE(event)))) return;
   }
-  if (!(await send())) return;
   if (!(await writer.flush())) return;
 
   switch (plan.ending) {
@@ -368,9 +351,6 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
       assertNever(plan.ending, 'stream ending');
   }
 }
-
-/** Above this, a batch of events is written before the next one is added (a long stream without delays). */
-const MAX_BATCH_CHARS = 64 * 1024;
 
 /** Waits for a script's `endAfter` gate; false when the playback was aborted first. */
 async function heldUntil(gate: PromiseLike<unknown> | undefined, signal: AbortSignal): Promise<boolean> {
