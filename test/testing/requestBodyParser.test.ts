@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRequestBodyParser, type RequestBodyParser } from '../../src/testing/requestBodyParser.js';
-
-/** A small seeded PRNG (mulberry32): the fuzz cases are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as prng } from '../corpus/corpus.js';
 
 const WORDS = ['lorem', 'ipsum', 'dolor', 'é', 'naïve', '日本語', '😀', '"quoted"', 'back\\slash', 'tab\t', 'line\nbreak', '\u0000', '\ud800', '}', ']', ',', '{"a":1}'];
 
