@@ -62,15 +62,11 @@ export interface RequestBodyParser {
 export function createRequestBodyParser(): RequestBodyParser {
   // Keyed by the bytes (as latin1, one char per byte) up to the end of the first message.
   const kept = new Map<string, Kept>();
-  const keyLengths = new Map<number, number>();
   let keptBytes = 0;
 
   const forget = (key: string, entry: Kept): void => {
     kept.delete(key);
     keptBytes -= entry.bytes.length;
-    const n = keyLengths.get(key.length)! - 1;
-    if (n === 0) keyLengths.delete(key.length);
-    else keyLengths.set(key.length, n);
   };
 
   const keep = (entry: Kept): void => {
@@ -80,20 +76,17 @@ export function createRequestBodyParser(): RequestBodyParser {
     if (old !== undefined) forget(key, old);
     kept.set(key, entry);
     keptBytes += entry.bytes.length;
-    keyLengths.set(key.length, (keyLengths.get(key.length) ?? 0) + 1);
     for (const [oldest, value] of kept) {
       if (kept.size <= MAX_KEPT && keptBytes <= MAX_KEPT_BYTES) break;
       forget(oldest, value);
     }
   };
 
+  // One lookup per body, whatever the number of conversations kept: the key is cut where this
+  // body's first message ends (a wrong cut only misses; a hit means equal bytes up to the key's end).
   const find = (bytes: Buffer): Kept | undefined => {
-    for (const length of keyLengths.keys()) {
-      if (length > bytes.length) continue;
-      const entry = kept.get(bytes.toString('latin1', 0, length));
-      if (entry !== undefined) return entry;
-    }
-    return undefined;
+    const end = firstMessageEnd(bytes);
+    return end < 0 ? undefined : kept.get(bytes.toString('latin1', 0, end));
   };
 
   return {
@@ -242,6 +235,35 @@ function scanBody(bytes: Buffer, previous: Kept | undefined): Scanned | undefine
   const value = Object.fromEntries(members);
   const kept: Kept = messages === undefined || !keepable ? { bytes, head: [], messages: [], ends: [], extraAtEnd: [] } : { bytes, head, messages, ends, extraAtEnd };
   return { value, textLength: bytes.length + extra, kept };
+}
+
+const MESSAGES_KEY = '"messages"';
+
+/**
+ * Where the first element of the top-level `messages` array ends in `bytes`, or -1 when it is
+ * not found by a plain scan (no `messages` member, an empty array, a key written with escapes,
+ * anything malformed): the body is then parsed without a previous request.
+ */
+function firstMessageEnd(bytes: Buffer): number {
+  let pos = skipWhitespace(bytes, 0);
+  if (bytes[pos] !== 0x7b) return -1;
+  pos++;
+  for (;;) {
+    pos = skipWhitespace(bytes, pos);
+    if (bytes[pos] !== 0x22) return -1;
+    const keyEnd = stringEnd(bytes, pos);
+    if (keyEnd < 0) return -1;
+    const isMessages = keyEnd - pos === MESSAGES_KEY.length && bytes.toString('latin1', pos, keyEnd) === MESSAGES_KEY;
+    pos = skipWhitespace(bytes, keyEnd);
+    if (bytes[pos] !== 0x3a) return -1;
+    pos = skipWhitespace(bytes, pos + 1);
+    if (isMessages) return bytes[pos] === 0x5b ? valueEnd(bytes, skipWhitespace(bytes, pos + 1)) : -1;
+    const end = valueEnd(bytes, pos);
+    if (end < 0) return -1;
+    pos = skipWhitespace(bytes, end);
+    if (bytes[pos] !== 0x2c) return -1;
+    pos++;
+  }
 }
 
 /**

@@ -161,6 +161,18 @@ describe('createRequestBodyParser', () => {
     expect(reused).toBeGreaterThan(1000);
   });
 
+  it('finds the conversation of each body among many whose first messages differ in length', () => {
+    const parser = createRequestBodyParser();
+    const firstOf = (bytes: Buffer) => (parser.parse(bytes).value as { messages: unknown[] }).messages[0];
+    const bodies = (turn: number) =>
+      Array.from({ length: 300 }, (_, i) =>
+        Buffer.from(JSON.stringify({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'x'.repeat(i) }, ...Array.from({ length: turn }, () => ({ role: 'assistant', content: 'ok' }))] })),
+      );
+    const firsts = bodies(1).map(firstOf);
+    // Each second request reuses its own conversation's first message, the same object.
+    bodies(2).forEach((bytes, i) => expect(firstOf(bytes)).toBe(firsts[i]));
+  });
+
   it('sees a change inside a reused message, next to a message boundary', () => {
     const parser = createRequestBodyParser();
     const body = bodyOf(prng(3), 1, 10);
