@@ -68,7 +68,7 @@ export class ResponseHandler implements Dispatcher.DispatchHandler {
     this.headers = headers;
     const contentType = headerValue(headers, 'content-type') ?? '';
     // A 200 that is not a stream (a proxy's page, a JSON answer) is said so instead of "ended early".
-    const isStream = statusCode >= 200 && statusCode < 300 && (contentType === '' || contentType.includes('text/event-stream'));
+    const isStream = statusCode < 300 && (contentType === '' || contentType.includes('text/event-stream'));
     this.kind = isStream ? 'stream' : 'failure';
     if (!isStream) this.failureChunks = [];
   }
