@@ -43,11 +43,19 @@ export function fromMessagesResponse(request: MessagesHttpRequest): Observable<U
   });
 }
 
-/** The body and headers undici gets: chunks go as an iterable (each written as it is, no join). */
+/**
+ * Bodies up to this size are joined into one buffer: undici then writes the head and the body in
+ * one `writev`, where an iterable body costs a cork, a write and a microtask per chunk. Copying
+ * 64 KiB is a few microseconds; above it the copy would outgrow the writes it saves.
+ */
+const JOIN_AT_MOST = 64 * 1024;
+
+/** The body and headers undici gets: a small body as one buffer, a large one as an iterable of its chunks (no join). */
 function bodyOptions(request: MessagesHttpRequest): Pick<Dispatcher.DispatchOptions, 'headers' | 'body'> {
   const body = request.body;
   if (typeof body === 'string' || body instanceof Uint8Array) return { headers: request.headers, body };
   if (body.chunks.length === 1) return { headers: request.headers, body: body.chunks[0]! };
+  if (body.byteLength <= JOIN_AT_MOST) return { headers: request.headers, body: Buffer.concat(body.chunks, body.byteLength) };
   // A length known up front: no chunked encoding, and undici checks the chunks add up to it.
   // undici writes any iterable body (lib/core/request.js); its type declaration lists only streams.
   return { headers: { ...request.headers, 'content-length': String(body.byteLength) }, body: body.chunks as unknown as Readable };
