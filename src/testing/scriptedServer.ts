@@ -22,7 +22,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { MessagesRequest } from '../protocol/request.js';
 import { assertNever } from '../util/assertNever.js';
-import { encodeSSE, estimateInputTokensOfLength, planScriptedStream, scriptedMessageToJson, type EncodeScriptOptions } from './encodeScript.js';
+import {
+  encodeSSE,
+  estimateInputTokensOfLength,
+  planScriptedStream,
+  scriptedMessageToJson,
+  type EncodeScriptOptions,
+  type ScriptedStreamPlan,
+} from './encodeScript.js';
 import type {
   RecordedRequest,
   Script,
@@ -67,6 +74,13 @@ export interface ScriptedServer {
 
 const SENSITIVE_HEADERS = new Set(['x-api-key', 'authorization']);
 
+/**
+ * The reason every playback is aborted with. Nothing reads it (the playback's signal never leaves
+ * this file, only `aborted` is tested); without one, each response's end built a DOMException,
+ * stack trace included, a few percent of a loaded server's time.
+ */
+const PLAYBACK_ENDED = new Error('scripted server: the response ended');
+
 /** How long `waitForRequests` / `waitForClientClose` wait by default. */
 const DEFAULT_WAIT_MS = 30_000;
 
@@ -95,6 +109,8 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   // One listener per open response: hundreds at once is normal under load, not a leak.
   setMaxListeners(0, closing.signal);
   const timers = new Set<NodeJS.Timeout>();
+  /** The playbacks of open responses, which `close()` aborts (a set, not an abort listener each: cheaper per request). */
+  const playbacks = new Set<AbortController>();
   const listeners = new Set<() => void>();
   let played = 0;
   const bodyParser = createRequestBodyParser();
@@ -181,14 +197,13 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
 
     // Per response: aborted when the client goes away or the server closes, ending any playback.
     const playback = new AbortController();
-    const onServerClose = (): void => playback.abort();
-    closing.signal.addEventListener('abort', onServerClose, { once: true });
+    playbacks.add(playback);
     const state = { destroyedByServer: false };
     res.on('close', () => {
-      closing.signal.removeEventListener('abort', onServerClose);
+      playbacks.delete(playback);
       if (!res.writableFinished && !state.destroyedByServer && !closing.signal.aborted) record.closedByClient = true;
       record.endedAt = Date.now();
-      playback.abort();
+      playback.abort(PLAYBACK_ENDED);
       notify();
     });
 
@@ -295,6 +310,8 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();
+        for (const playback of playbacks) playback.abort(PLAYBACK_ENDED);
+        playbacks.clear();
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close(() => resolve());
@@ -325,7 +342,11 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
     'cache-control': 'no-cache',
     ...msg.headers,
   });
-  res.flushHeaders();
+  // Usually the first event is written in this same tick, and node sends the headers with it in
+  // one socket write; flushing them first cost a write of their own per response. They are
+  // flushed at once whenever the first bytes may wait (see firstEventWaits), so a client still
+  // gets the headers right away when the body is held back.
+  if (firstEventWaits(plan, msg)) res.flushHeaders();
 
   for (const { event, delayMs } of plan.events) {
     if (!(await ctx.sleep(delayMs, signal))) return;
@@ -350,6 +371,19 @@ async function playStream(ctx: PlayContext, msg: ScriptedMessage, encode: Encode
     default:
       assertNever(plan.ending, 'stream ending');
   }
+}
+
+/**
+ * Whether the stream's first bytes may not be written in the tick its headers are: no events at
+ * all, a delay or a gate before the first one, or a chunk size that may hold its bytes back.
+ * The gates and the delay are the ones playStream's loop waits for.
+ */
+function firstEventWaits(plan: ScriptedStreamPlan, msg: ScriptedMessage): boolean {
+  const first = plan.events[0];
+  if (first === undefined || msg.byteChunkSize !== undefined || first.delayMs > 0) return true;
+  if (first.event.type === 'content_block_start') return msg.blocks[first.event.index]?.startAfter !== undefined;
+  if (first.event.type === 'message_delta') return msg.endAfter !== undefined;
+  return false;
 }
 
 /** Waits for a script's `endAfter` gate; false when the playback was aborted first. */
