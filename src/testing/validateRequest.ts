@@ -40,7 +40,114 @@ export function validateMessagesRequestCached(body: unknown, cache: MessageSchem
   }
   if (!apiRequestFieldsSchema.safeParse(body).success) return validateMessagesRequest(body);
   // The whole schema passes (it is these parts), so the plain path's errors are the structural ones alone.
-  return checkStructure(body);
+  return checkStructureCached(body, messages, structureCacheOf(cache));
+}
+
+/**
+ * What the structural check of a body without structural errors established about its messages
+ * but the last (the ones it checked as not last), kept under its first message: the scripted
+ * server's parser hands a conversation's next request the same frozen message objects, so in
+ * request n+1 those messages, and the pairs among them, need no second look.
+ */
+interface CheckedPrefix {
+  /** Frozen messages 0..n-1, each checked as not the last one, with its neighbours among them. */
+  readonly messages: object[];
+  /** Each tool_use id of `messages` and the message it is in. */
+  readonly toolUseAt: Map<string, number>;
+  /** `breakpointsBefore[i]`: the blocks with cache_control in messages[0..i). */
+  readonly breakpointsBefore: number[];
+}
+
+type StructureCache = WeakMap<object, CheckedPrefix>;
+
+/** One structure cache per schema cache (one per server), so the exported API stays the same. */
+const structureCaches = new WeakMap<MessageSchemaCache, StructureCache>();
+
+function structureCacheOf(cache: MessageSchemaCache): StructureCache {
+  let structures = structureCaches.get(cache);
+  if (structures === undefined) {
+    structures = new WeakMap();
+    structureCaches.set(cache, structures);
+  }
+  return structures;
+}
+
+/**
+ * `checkStructure(body)`'s verdict, looking again only at what a kept prefix does not cover: the
+ * messages after it (with the pair across its end) and the checks over the whole body (tools,
+ * thinking, the breakpoint count, from the prefix's count). It only ever answers "no errors"
+ * itself; any problem found runs the plain check, so errors are word for word and in its order.
+ */
+function checkStructureCached(body: Json, messages: readonly unknown[], structures: StructureCache): string[] {
+  const head = messages[0];
+  if (!isObject(head)) return checkStructure(body);
+  const kept = structures.get(head);
+  let reused = 0;
+  if (kept !== undefined) {
+    const shared = Math.min(kept.messages.length, messages.length - 1);
+    while (reused < shared && kept.messages[reused] === messages[reused]) reused++;
+  }
+  if (!newPartIsClean(body, messages, reused, kept)) return checkStructure(body);
+  keepPrefix(messages, reused, kept, structures);
+  return [];
+}
+
+/** Whether the structural checks find nothing, given that messages[0..reused) are `kept`'s. */
+function newPartIsClean(body: Json, messages: readonly unknown[], reused: number, kept: CheckedPrefix | undefined): boolean {
+  const errors: string[] = [];
+  checkTools(body, errors);
+  const seenHere = new Set<string>();
+  for (let i = reused; i < messages.length; i++) {
+    const message = messages[i];
+    if (!isObject(message)) return false;
+    const role = message['role'];
+    if (i === 0 && role !== 'user') return false;
+    const previous = i > 0 ? messages[i - 1] : undefined;
+    if (isObject(previous) && previous['role'] === role && (role === 'user' || role === 'assistant')) return false;
+    checkContent(message, i, i === messages.length - 1, errors);
+    for (const [, block] of blocksOf(message)) {
+      if (block['type'] !== 'tool_use' || typeof block['id'] !== 'string') continue;
+      const id = block['id'];
+      const at = kept?.toolUseAt.get(id);
+      if ((at !== undefined && at < reused) || seenHere.has(id)) return false;
+      seenHere.add(id);
+    }
+  }
+  // The pairs: each message's with the next (tool_use answered) and the one before (tool_result
+  // matched). Those wholly inside the prefix were checked with it; the first new one starts at its end.
+  for (let i = Math.max(0, reused - 1); i < messages.length; i++) {
+    const message = messages[i] as Json;
+    if (message['role'] === 'assistant') checkToolUsesAnswered(messages, i, errors);
+    if (message['role'] === 'user' && i >= reused) checkToolResultsMatched(messages, i, errors);
+  }
+  checkThinking(body, messages, errors);
+  if (errors.length > 0) return false;
+  let breakpoints = breakpointsOutsideMessages(body) + (reused > 0 ? kept!.breakpointsBefore[reused]! : 0);
+  for (let i = reused; i < messages.length; i++) breakpoints += breakpointsIn(messages[i] as Json);
+  return breakpoints <= MAX_CACHE_BREAKPOINTS;
+}
+
+/**
+ * Keeps what a body without structural errors established: its messages but the last, the frozen
+ * ones up to the first that is not (only a frozen message is sure to be the same next time).
+ * A body that extends the kept prefix appends to it; one that parts from it earlier starts anew.
+ */
+function keepPrefix(messages: readonly unknown[], reused: number, kept: CheckedPrefix | undefined, structures: StructureCache): void {
+  let prefix = kept;
+  if (prefix === undefined || reused < prefix.messages.length) {
+    prefix = { messages: [], toolUseAt: new Map(), breakpointsBefore: [0] };
+    reused = 0;
+    structures.set(messages[0] as object, prefix);
+  }
+  for (let i = reused; i < messages.length - 1; i++) {
+    const message = messages[i] as Json;
+    if (!Object.isFrozen(message)) return;
+    for (const [, block] of blocksOf(message)) {
+      if (block['type'] === 'tool_use' && typeof block['id'] === 'string' && !prefix.toolUseAt.has(block['id'])) prefix.toolUseAt.set(block['id'], i);
+    }
+    prefix.breakpointsBefore.push(prefix.breakpointsBefore[i]! + breakpointsIn(message));
+    prefix.messages.push(message);
+  }
 }
 
 /** The problems the real API would report for this request body (empty when it is valid). */
@@ -131,6 +238,32 @@ function checkCacheBreakpoints(body: Json, messages: readonly unknown[], errors:
       `request: ${where.length} blocks have cache_control (${where.join(', ')}); at most ${MAX_CACHE_BREAKPOINTS} are allowed`,
     );
   }
+}
+
+/** How many blocks of system and tools have cache_control (what checkCacheBreakpoints counts there). */
+function breakpointsOutsideMessages(body: Json): number {
+  let count = 0;
+  const system = body['system'];
+  if (Array.isArray(system)) for (const block of system as unknown[]) count += breakpointsOfBlock(block);
+  const tools = body['tools'];
+  if (Array.isArray(tools)) for (const tool of tools as unknown[]) count += breakpointsOfBlock(tool);
+  return count;
+}
+
+/** How many blocks of a message have cache_control (what checkCacheBreakpoints counts there). */
+function breakpointsIn(message: Json): number {
+  let count = 0;
+  for (const [, block] of blocksOf(message)) count += breakpointsOfBlock(block);
+  return count;
+}
+
+/** checkCacheBreakpoints' `visit`, counting: the block, and a tool_result's nested blocks. */
+function breakpointsOfBlock(block: unknown): number {
+  if (!isObject(block)) return 0;
+  let count = block['cache_control'] !== undefined ? 1 : 0;
+  const nested = block['content'];
+  if (block['type'] === 'tool_result' && Array.isArray(nested)) for (const b of nested as unknown[]) count += breakpointsOfBlock(b);
+  return count;
 }
 
 function checkTools(body: Json, errors: string[]): void {
