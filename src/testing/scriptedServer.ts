@@ -39,6 +39,7 @@ import type {
   ScriptedResponse,
 } from './script.js';
 import { scriptMisfits } from './scriptFitsRequest.js';
+import { createPlayback, type Playback, type PlaybackSignal } from './playback.js';
 import { createPromptCacheSimulator, type PromptCacheOptions } from './promptCache.js';
 import { createRequestBodyParser, type ParsedBody } from './requestBodyParser.js';
 import { validateMessagesRequestCached, type MessageSchemaCache } from './validateRequest.js';
@@ -74,13 +75,6 @@ export interface ScriptedServer {
 
 const SENSITIVE_HEADERS = new Set(['x-api-key', 'authorization']);
 
-/**
- * The reason every playback is aborted with. Nothing reads it (the playback's signal never leaves
- * this file, only `aborted` is tested); without one, each response's end built a DOMException,
- * stack trace included, a few percent of a loaded server's time.
- */
-const PLAYBACK_ENDED = new Error('scripted server: the response ended');
-
 /** How long `waitForRequests` / `waitForClientClose` wait by default. */
 const DEFAULT_WAIT_MS = 30_000;
 
@@ -109,8 +103,8 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   // One listener per open response: hundreds at once is normal under load, not a leak.
   setMaxListeners(0, closing.signal);
   const timers = new Set<NodeJS.Timeout>();
-  /** The playbacks of open responses, which `close()` aborts (a set, not an abort listener each: cheaper per request). */
-  const playbacks = new Set<AbortController>();
+  /** The playbacks of open responses, which `close()` ends (a set, not an abort listener each: cheaper per request). */
+  const playbacks = new Set<Playback>();
   const listeners = new Set<() => void>();
   let played = 0;
   const bodyParser = createRequestBodyParser();
@@ -121,7 +115,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   };
 
   /** Waits `ms`; resolves false instead when `signal` aborts first. */
-  const sleep = (ms: number, signal: AbortSignal): Promise<boolean> => {
+  const sleep = (ms: number, signal: PlaybackSignal): Promise<boolean> => {
     if (signal.aborted) return Promise.resolve(false);
     if (ms <= 0) return Promise.resolve(true);
     return new Promise((resolve) => {
@@ -196,14 +190,14 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     requests.push(record);
 
     // Per response: aborted when the client goes away or the server closes, ending any playback.
-    const playback = new AbortController();
+    const playback = createPlayback();
     playbacks.add(playback);
     const state = { destroyedByServer: false };
     res.on('close', () => {
       playbacks.delete(playback);
       if (!res.writableFinished && !state.destroyedByServer && !closing.signal.aborted) record.closedByClient = true;
       record.endedAt = Date.now();
-      playback.abort(PLAYBACK_ENDED);
+      playback.abort();
       notify();
     });
 
@@ -310,7 +304,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();
-        for (const playback of playbacks) playback.abort(PLAYBACK_ENDED);
+        for (const playback of playbacks) playback.abort();
         playbacks.clear();
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
@@ -325,8 +319,8 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
 interface PlayContext {
   readonly res: ServerResponse;
   readonly headers: Readonly<Record<string, string>>;
-  readonly signal: AbortSignal;
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  readonly signal: PlaybackSignal;
+  readonly sleep: (ms: number, signal: PlaybackSignal) => Promise<boolean>;
   readonly state: { destroyedByServer: boolean };
   readonly requestId: string;
 }
@@ -387,7 +381,7 @@ function firstEventWaits(plan: ScriptedStreamPlan, msg: ScriptedMessage): boolea
 }
 
 /** Waits for a script's `endAfter` gate; false when the playback was aborted first. */
-async function heldUntil(gate: PromiseLike<unknown> | undefined, signal: AbortSignal): Promise<boolean> {
+async function heldUntil(gate: PromiseLike<unknown> | undefined, signal: PlaybackSignal): Promise<boolean> {
   if (gate === undefined) return !signal.aborted;
   await Promise.race([Promise.resolve(gate).then(noop, noop), untilAborted(signal)]);
   return !signal.aborted;
@@ -549,7 +543,7 @@ function createChunkWriter(res: ServerResponse, byteChunkSize: number | undefine
   };
 }
 
-function untilAborted(signal: AbortSignal): Promise<void> {
+function untilAborted(signal: PlaybackSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
