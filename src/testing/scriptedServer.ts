@@ -100,7 +100,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const promptCache = options.promptCache ? createPromptCacheSimulator(options.promptCache === true ? {} : options.promptCache) : undefined;
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
-  // One listener per open response: hundreds at once is normal under load, not a leak.
+  // One listener per pending wait (waitForRequests, waitForClientClose): many at once is not a leak.
   setMaxListeners(0, closing.signal);
   const timers = new Set<NodeJS.Timeout>();
   /** The playbacks of open responses, which `close()` ends (a set, not an abort listener each: cheaper per request). */
