@@ -114,11 +114,37 @@ export interface ScheduleToolsOptions {
  * @see runToolCall for what happens to one call.
  */
 export function scheduleTools(options: ScheduleToolsOptions): OperatorFunction<AssemblyOutput, ToolEvent> {
-  // One `new Observable` listening to its drivers directly, and one `ToolBatch` object whose
-  // methods are module-level code: a real turn's batch has one or two calls, so the batch's
-  // fixed cost is what it pays. A closure per handler lost its optimized code at every full GC
-  // and made a one-tool batch cost 4-5x its steady time (issue 20 §2, bench/README.md).
-  return (source$) => new Observable<ToolEvent>((output) => new ToolBatch(options, output).listen(source$));
+  // One Observable listening to its drivers directly, and one `ToolBatch` object whose methods
+  // are module-level code: a real turn's batch has one or two calls, so the batch's fixed cost
+  // is what it pays. No closure per batch either: V8 keeps a closure's optimized code only while
+  // some instance of it lives, so the two closures this made per batch (the operator and the
+  // subscribe function, the latter inlining the batch's setup) were compiled again by TurboFan
+  // after every full GC (issue 20 §2, bench/README.md "Session 12"). A bound module function
+  // and a subclass with its own `_subscribe` are the same calls without that.
+  return applyScheduleTools.bind(options) as OperatorFunction<AssemblyOutput, ToolEvent>;
+}
+
+function applyScheduleTools(this: ScheduleToolsOptions, source$: Observable<AssemblyOutput>): Observable<ToolEvent> {
+  return new ToolBatchObservable(this, source$);
+}
+
+/**
+ * The cold output of one `scheduleTools(options)` applied to one source: each subscription is
+ * its own batch. `_subscribe` is what `new Observable(subscribe)` stores as an own property and
+ * `Observable.subscribe` calls (with a try/catch around it); defined on the class it is one
+ * piece of code for every batch. `lift` on it makes a plain Observable, as on any other.
+ */
+class ToolBatchObservable extends Observable<ToolEvent> {
+  constructor(
+    private readonly options: ScheduleToolsOptions,
+    private readonly source$: Observable<AssemblyOutput>,
+  ) {
+    super();
+  }
+
+  protected _subscribe(output: Subscriber<ToolEvent>): void {
+    new ToolBatch(this.options, output).listen(this.source$);
+  }
 }
 
 /** The arrays one drain of a batch's inputs works in (see `ToolBatch.dispatch`). */
@@ -173,8 +199,9 @@ class ToolBatch implements Observer<AssemblyOutput> {
 
   listen(source$: Observable<AssemblyOutput>): void {
     const output = this.output;
-    // Teardown (an end of the batch, an error, or the consumer's unsubscribe) stops every call.
-    output.add(() => this.dispose());
+    // Teardown (an end of the batch, an error, or the consumer's unsubscribe) stops every call:
+    // the batch is its own teardown (`unsubscribe`), not a closure made for it.
+    output.add(this);
     // Drivers in the order they always were subscribed: abort, interrupts, then the source.
     // Each joins the output's teardown before it runs, so a batch that ends synchronously
     // inside a subscribe stops the rest at once.
@@ -308,6 +335,11 @@ class ToolBatch implements Observer<AssemblyOutput> {
     }
   }
 
+  /** The output's teardown. */
+  unsubscribe(): void {
+    this.dispose();
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -414,6 +446,7 @@ const IDLE_BATCH = keepShape(new ToolBatch({ tools: [], shared: {} }, keepShape(
 keepShape(new CallSink(IDLE_BATCH, 0, true));
 keepShape(new DriverSignal(IDLE_BATCH, { type: 'abort' }));
 keepShape(new Subscriber<AssemblyOutput>(IDLE_BATCH));
+keepShape(new ToolBatchObservable(IDLE_BATCH.options, new Observable<AssemblyOutput>()));
 keepRxShapes();
 
 /** What one call of the batch is run with. */
