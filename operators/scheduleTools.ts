@@ -161,6 +161,9 @@ interface DrainScratch {
  */
 const SPARE_SCRATCH: DrainScratch[] = [];
 
+/** Payload-free, so one constant (the reducer only reads its inputs). */
+const SOURCE_COMPLETE: SchedulerInput = Object.freeze({ type: 'source_complete' });
+
 /** The batch of one subscription: the scheduler state and what carries out its commands. */
 class ToolBatch implements Observer<AssemblyOutput> {
   readonly registry: ToolRegistry;
@@ -176,7 +179,8 @@ class ToolBatch implements Observer<AssemblyOutput> {
   // waiting hooks once the model is done (or the attempt is void: then never defer).
   toolUses = 0;
   modelDone = false;
-  deferWaiters: ((alone: boolean) => void)[] = [];
+  // Made by the first waiter: most batches have none (an empty array is garbage per batch).
+  deferWaiters: ((alone: boolean) => void)[] | undefined = undefined;
   /** Given to calls only with `allowDefer`. */
   readonly mayDefer: (() => boolean | Promise<boolean>) | undefined;
   /**
@@ -215,15 +219,15 @@ class ToolBatch implements Observer<AssemblyOutput> {
   }
 
   settleDeferrals(alone: boolean): void {
-    if (this.deferWaiters.length === 0) return;
     const waiters = this.deferWaiters;
-    this.deferWaiters = [];
+    if (!waiters) return;
+    this.deferWaiters = undefined;
     for (const resolve of waiters) resolve(alone);
   }
 
   deferAnswer(): boolean | Promise<boolean> {
     if (this.modelDone || this.toolUses > 1) return this.modelDone && this.toolUses === 1;
-    return new Promise<boolean>((resolve) => this.deferWaiters.push(resolve));
+    return new Promise<boolean>((resolve) => (this.deferWaiters ??= []).push(resolve));
   }
 
   trackDeferral(event: AssemblyOutput): void {
@@ -385,7 +389,7 @@ class ToolBatch implements Observer<AssemblyOutput> {
         this.modelDone = true;
         this.settleDeferrals(this.toolUses === 1);
       }
-      this.dispatch({ type: 'source_complete' });
+      this.dispatch(SOURCE_COMPLETE);
     } catch (error) {
       this.onSourceError(error);
     }

@@ -214,7 +214,9 @@ function onToolUse(state: SchedulerState, classified: ClassifiedCall, blockIndex
     stopContinuation: undefined,
     deferred: undefined,
   };
-  state.calls.push(call);
+  // The first call makes the array as a literal of one: pushing into `[]` reserves 17 slots.
+  if (state.calls.length === 0) state.calls = [call];
+  else state.calls.push(call);
   state.lastBlockIndex = Math.max(state.lastBlockIndex, blockIndex);
   if (!state.batchTimerArmed) {
     state.batchTimerArmed = true;
