@@ -20,6 +20,7 @@ import { toRegistry, type ToolRegistry } from '../src/tools/registry.js';
 import { startToolCall, type PipelineTraceEntry, type RunToolCallOptions, type ToolCallRun, type ToolCallSink } from '../src/tools/runToolCall.js';
 import {
   createSchedulerState,
+  stepReadsClock,
   stepScheduler,
   type SchedulerCommand,
   type SchedulerInput,
@@ -259,7 +260,9 @@ class ToolBatch implements Observer<AssemblyOutput> {
       // step runs (inputs arriving meanwhile wait in the queue), so it is never read twice.
       for (let i = 0; i < queue.length && !this.disposed; i++) {
         emptyInPlace(commands);
-        stepScheduler(this.state, queue[i]!, this.scheduler.now(), commands);
+        const input = queue[i]!;
+        // NaN where the step reads no time (see stepReadsClock): a wrong answer would show.
+        stepScheduler(this.state, input, stepReadsClock(this.state, input) ? this.scheduler.now() : Number.NaN, commands);
         for (let c = 0; c < commands.length && !this.disposed; c++) this.execute(commands[c]!);
       }
     } finally {

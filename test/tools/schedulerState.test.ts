@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { classifyCall } from '../../src/tools/classifyCall.js';
 import { defineTool } from '../../src/tools/defineTool.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
-import { createSchedulerState, stepScheduler, type SchedulerCommand, type SchedulerInput } from '../../src/tools/schedulerState.js';
+import { createSchedulerState, stepReadsClock, stepScheduler, type SchedulerCommand, type SchedulerInput } from '../../src/tools/schedulerState.js';
 
 const tool = (name: string, safe: boolean, interrupt: 'cancel' | 'block' = 'block') =>
   defineTool({ name, description: name, inputSchema: z.strictObject({}), isConcurrencySafe: safe, interruptBehavior: interrupt, call: () => name });
@@ -33,8 +33,7 @@ const result = (key: number, id: string): SchedulerInput => ({
   event: { type: 'tool_result', toolUseId: id, name: 'x', result: { type: 'tool_result', tool_use_id: id, content: 'ok' }, endsTurn: false, durationMs: 0 },
 });
 
-describe('stepScheduler', () => {
-  it.each<[string, SchedulerInput[], string[][]]>([
+const SCENARIOS: [string, SchedulerInput[], string[][]][] = [
     [
       'safe calls start at once, the batch ends with the source',
       [use(0, 'Read'), use(1, 'Read'), result(1, 't1'), result(0, 't0'), { type: 'source_complete' }],
@@ -60,8 +59,24 @@ describe('stepScheduler', () => {
       [use(0, 'Read'), { type: 'abort' }, result(0, 't0')],
       [['arm_batch_timeout', 'start t0'], ['error t0', 'stop #0', 'tool_batch', 'complete'], []],
     ],
-  ])('%s', (_name, inputs, expected) => {
+];
+
+describe('stepScheduler', () => {
+  it.each(SCENARIOS)('%s', (_name, inputs, expected) => {
     const state = createSchedulerState({});
     expect(inputs.map((input) => brief(stepScheduler(state, input, 0)))).toEqual(expected);
+  });
+
+  // The shell reads the clock only for the steps that use it: NaN for the others would show
+  // in every duration and start time the step produced.
+  it.each(SCENARIOS)('stepReadsClock: a step it says reads no clock gives the same commands without one (%s)', (_name, inputs) => {
+    const clocked = createSchedulerState({});
+    const unclocked = createSchedulerState({});
+    for (const [i, input] of inputs.entries()) {
+      const now = 1000 + 7 * i;
+      const expected = stepScheduler(clocked, input, now);
+      expect(stepScheduler(unclocked, input, stepReadsClock(unclocked, input) ? now : Number.NaN)).toEqual(expected);
+      expect(unclocked).toEqual(clocked);
+    }
   });
 });
