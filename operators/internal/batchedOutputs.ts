@@ -66,13 +66,36 @@ export function decodeChunks<C, T>(
   context: C,
 ): void {
   const decoder = createStreamEventDecoder(options); // per subscription: cold
-  subscribeLinked(chunks$, subscriber, {
-    next: (chunk) => onChunk(decoder, chunk, subscriber, deliver, context),
-    error: (error: unknown) => subscriber.error(error),
-    complete: () => {
-      if (emit(decoder.end(), subscriber, deliver, context)) subscriber.complete();
-    },
-  });
+  subscribeLinked(chunks$, subscriber, new ChunkObserver(decoder, subscriber, deliver, context));
+}
+
+/**
+ * The source's observer. A class, not an object of arrow functions: even a one-line closure
+ * made per subscription is compiled by TurboFan with everything it calls inlined into it, and
+ * that code died with the closure at the next full GC, so each response after a collection paid
+ * the compile again (`--trace-opt`: `next` recompiled once per response). A prototype method
+ * is one function for all subscriptions and keeps its code; one idle instance (below) keeps the
+ * hidden class it is built on.
+ */
+class ChunkObserver<C, T> {
+  constructor(
+    private readonly decoder: StreamEventDecoder,
+    private readonly subscriber: Subscriber<T>,
+    private readonly deliver: DeliverBatch<C, T>,
+    private readonly context: C,
+  ) {}
+
+  next(chunk: Uint8Array | string): void {
+    onChunk(this.decoder, chunk, this.subscriber, this.deliver, this.context);
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    if (emit(this.decoder.end(), this.subscriber, this.deliver, this.context)) this.subscriber.complete();
+  }
 }
 
 function onChunk<C, T>(decoder: StreamEventDecoder, chunk: Uint8Array | string, subscriber: Subscriber<T>, deliver: DeliverBatch<C, T>, context: C): void {
@@ -98,4 +121,5 @@ function emit<C, T>(batch: DecodeBatch, subscriber: Subscriber<T>, deliver: Deli
 // their hidden classes and the code optimized for them survive a full GC between two responses
 // (see keepShape).
 keepShape(new BatchedOutputs(() => undefined));
+keepShape(new ChunkObserver<undefined, unknown>(undefined as unknown as StreamEventDecoder, undefined as unknown as Subscriber<unknown>, passOn, undefined));
 keepRxShapes();

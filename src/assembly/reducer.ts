@@ -25,6 +25,7 @@ import { isCoreBlockStart, KNOWN_DELTA_TYPES, type BlockStart, type KnownDelta, 
 import type { TransportOutput } from '../transport/types.js';
 import { assertNever } from '../util/assertNever.js';
 import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '../util/jsonDepth.js';
+import { keepShape } from '../util/keepShape.js';
 import { applyFields, applyToOtherBlock, completeOtherBlock, openOtherBlock, type OpenOtherBlock } from './otherBlock.js';
 import { isInvalidToolUse } from './types.js';
 import type { AssemblyOutput, AssemblyWarningEvent, InvalidToolUseBlock } from './types.js';
@@ -500,3 +501,15 @@ function onMessageStop(state: AssemblyState): AssemblyOutput | AssemblyBatch {
   const done: AssemblyOutput = { type: 'message', message };
   return closed.length === 0 ? done : [...closed, done];
 }
+
+/*
+ * One idle open block of each core type, kept for the life of the process. The delta path
+ * (`onDelta`, and whatever inlines it) is optimized for the hidden class of the open blocks, and
+ * `--trace-deopt` showed that class dying at a full GC that falls between two responses (no
+ * block of the last response survives it): the optimized code was thrown away ("weak objects")
+ * and the next response ran its deltas unoptimized until TurboFan had compiled them again.
+ * These hold nothing of a real response.
+ */
+keepShape(openBlock({ type: 'text', text: '' }));
+keepShape(openBlock({ type: 'thinking', thinking: '', signature: '' }));
+keepShape(openBlock({ type: 'tool_use', id: '', name: '', input: {} }));

@@ -29,6 +29,7 @@ import { createToolUseIdRegistry, type ToolUseIdRegistry } from './uniqueToolUse
 import type { DebugEvent, TransportOutput } from './types.js';
 import { assertNever } from '../util/assertNever.js';
 import { issuesText } from '../util/issuesText.js';
+import { keepShape } from '../util/keepShape.js';
 
 /** Default cap on what the SSE parser may buffer (a partial line plus an unfinished event). */
 export const DEFAULT_MAX_BUFFER_SIZE = 8 * 1024 * 1024;
@@ -139,8 +140,31 @@ export function createStreamEventDecoder(options: StreamEventDecoderOptions = {}
     endsWithCR: false,
   };
   state.parser = acquireParser(options.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE, state);
-  return { push: (chunk) => push(state, chunk), end: () => end(state) };
+  return new DecoderHandle(state);
 }
+
+/**
+ * The decoder as callers hold it. A class rather than `{ push: (chunk) => push(state, chunk) }`:
+ * `push` runs once per network chunk, and a closure made per stream loses its optimized code
+ * at the first full GC after its stream (no instance of it survives), so every response after a
+ * collection ran it unoptimized and paid TurboFan to compile it again, inlining the whole decode
+ * path into it; a prototype method is one function for all streams and keeps its code. One idle
+ * instance (below) keeps the instances' hidden class, which that code is built on.
+ */
+class DecoderHandle implements StreamEventDecoder {
+  constructor(private readonly state: DecoderState) {}
+
+  push(chunk: Uint8Array | string): DecodeBatch {
+    return push(this.state, chunk);
+  }
+
+  end(): DecodeBatch {
+    return end(this.state);
+  }
+}
+
+// Holds no decoder: it is never called, only keeps the hidden class of the handles alive.
+keepShape(new DecoderHandle(undefined as unknown as DecoderState));
 
 /**
  * An SSE parser whose callbacks go to whichever decoder holds it.
