@@ -76,6 +76,17 @@ describe('matchDeltaLayout', () => {
     }
   });
 
+  it('finds the literal of each layout after an index of any width (its start is counted, not matched)', () => {
+    for (const [type, field] of LAYOUTS) {
+      for (const index of [0, 7, 42, 999_999, 123_456_789_012_345]) {
+        for (const literal of ['', 'x', '\\"q\\"', '\\u00e9x', 'plain text', 'a\\nb']) {
+          const data = `{"type":"content_block_delta","index":${index},"delta":{"type":"${type}","${field}":"${literal}"}}`;
+          expect(matchDeltaLayout(data), data).toStrictEqual(JSON.parse(data));
+        }
+      }
+    }
+  });
+
   it('leaves everything it does not match exactly to the full parse', () => {
     const base = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}';
     const others = [
