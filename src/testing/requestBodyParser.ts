@@ -20,8 +20,13 @@
  *
  * The messages of a parsed body are deep-frozen, on every path: a message object is shared by
  * every later record of its conversation, so nobody may change it.
+ *
+ * A body arrives as the chunks the socket gave: the conversation's bytes are kept in one buffer
+ * (`bodyArena.ts`) that each new body is compared with and written over from where it differs, so
+ * a body of megabytes costs a compare and a write of its new bytes, never a copy of the whole.
  */
-import { firstMismatch, skipWhitespace, stringEnd, valueEnd } from './jsonScan.js';
+import { BodyArena, type BodyHandle } from './bodyArena.js';
+import { skipWhitespace, stringEnd, valueEnd } from './jsonScan.js';
 
 /** A parsed body: the value `JSON.parse` gives and the UTF-16 length of the decoded text. */
 export interface ParsedBody {
@@ -30,11 +35,16 @@ export interface ParsedBody {
   readonly textLength: number;
   /** The whole decoded text, when the plain path had to decode it anyway. */
   readonly text?: string;
+  /** The body's text (`text`, or the bytes decoded now: they stay available after later bodies). */
+  decode(): string;
 }
 
 /** What is kept of one body for the next request of its conversation. */
 interface Kept {
-  readonly bytes: Buffer;
+  /** Holds this body's bytes (below its `stable`) and is written over by the next body. */
+  readonly arena: BodyArena;
+  /** The arena's size when kept, as counted in the bound on kept bytes. */
+  readonly size: number;
   /** Top-level members before `messages`: keys and value ranges (identical bytes in a reusing body). */
   readonly head: readonly Member[];
   /** The frozen messages and, per message, the end of its bytes and of its text's UTF-16 length minus bytes. */
@@ -56,6 +66,8 @@ const MAX_KEPT_BYTES = 256 * 1024 * 1024;
 export interface RequestBodyParser {
   /** The body's JSON value; throws `JSON.parse`'s own error when it is not JSON. */
   parse(bytes: Buffer): ParsedBody;
+  /** The same for a body received as `chunks`, in order (they are not kept). */
+  parseChunks(chunks: readonly Buffer[]): ParsedBody;
 }
 
 /** A parser that keeps what it needs to reuse each conversation's previous request. */
@@ -66,53 +78,88 @@ export function createRequestBodyParser(): RequestBodyParser {
 
   const forget = (key: string, entry: Kept): void => {
     kept.delete(key);
-    keptBytes -= entry.bytes.length;
+    keptBytes -= entry.size;
   };
 
-  const keep = (entry: Kept): void => {
-    if (entry.ends.length === 0) return;
-    const key = entry.bytes.toString('latin1', 0, entry.ends[0]);
+  const keep = (key: string, entry: Kept): void => {
     const old = kept.get(key);
     if (old !== undefined) forget(key, old);
     kept.set(key, entry);
-    keptBytes += entry.bytes.length;
+    keptBytes += entry.size;
     for (const [oldest, value] of kept) {
       if (kept.size <= MAX_KEPT && keptBytes <= MAX_KEPT_BYTES) break;
       forget(oldest, value);
     }
   };
 
-  // One lookup per body, whatever the number of conversations kept: the key is cut where this
-  // body's first message ends (a wrong cut only misses; a hit means equal bytes up to the key's end).
-  const find = (bytes: Buffer): Kept | undefined => {
-    const end = firstMessageEnd(bytes);
-    return end < 0 ? undefined : kept.get(bytes.toString('latin1', 0, end));
+  const parseChunks = (chunks: readonly Buffer[]): ParsedBody => {
+    let total = 0;
+    for (const chunk of chunks) total += chunk.length;
+    // One lookup per body, whatever the number of conversations kept: the key is cut where this
+    // body's first message ends (a wrong cut only misses; a hit means equal bytes up to the key's end).
+    let source = chunks;
+    let end = chunks.length === 0 ? -1 : firstMessageEnd(chunks[0]!);
+    if (end < 0 && chunks.length > 1) {
+      source = [Buffer.concat(chunks as Buffer[], total)]; // the first message did not fit the first chunk
+      end = firstMessageEnd(source[0]!);
+    }
+    const key = end < 0 ? undefined : source[0]!.toString('latin1', 0, end);
+    const previous = key === undefined ? undefined : kept.get(key);
+
+    let bytes: Buffer;
+    let arena: BodyArena | undefined;
+    let handle: BodyHandle | undefined;
+    /** The new body equals the previous one of its conversation below this. */
+    let sameAsPrevious = 0;
+    if (previous !== undefined) {
+      const same = previous.arena.mismatch(source);
+      sameAsPrevious = Math.min(same, previous.arena.stable);
+      ({ arena, handle } = previous.arena.write(source, total, same));
+      bytes = arena.bytes();
+    } else if (key !== undefined) {
+      arena = BodyArena.of(source, total);
+      ({ handle } = arena.write(source, total, total));
+      bytes = arena.bytes();
+    } else {
+      bytes = source.length === 1 ? source[0]! : Buffer.concat(source as Buffer[], total);
+    }
+
+    const scanned = scanBody(bytes, previous, sameAsPrevious);
+    if (scanned === undefined) {
+      const text = bytes.toString('utf8');
+      const value: unknown = JSON.parse(text);
+      freezeMessages(value);
+      return { value, textLength: text.length, text, decode: () => text };
+    }
+    // Kept under the key it was found by (the arena then belongs to one entry only).
+    if (arena !== undefined && key !== undefined && scanned.kept.ends.length > 0 && bytes.toString('latin1', 0, scanned.kept.ends[0]) === key) {
+      arena.stable = total;
+      keep(key, { ...scanned.kept, arena, size: arena.capacity });
+    }
+    const body = handle ?? { decode: () => bytes.toString('utf8') };
+    return { value: scanned.value, textLength: scanned.textLength, decode: () => body.decode() };
   };
 
   return {
-    parse(bytes) {
-      const previous = find(bytes);
-      const scanned = scanBody(bytes, previous);
-      if (scanned === undefined) {
-        const text = bytes.toString('utf8');
-        const value: unknown = JSON.parse(text);
-        freezeMessages(value);
-        return { value, textLength: text.length, text };
-      }
-      keep(scanned.kept);
-      return { value: scanned.value, textLength: scanned.textLength };
-    },
+    parse: (bytes) => parseChunks([bytes]),
+    parseChunks,
   };
 }
 
 interface Scanned {
   readonly value: unknown;
   readonly textLength: number;
-  readonly kept: Kept;
+  readonly kept: ScannedMessages;
 }
 
-/** Parses `bytes` piece by piece, reusing `previous` where the bytes are the same; undefined: parse it whole. */
-function scanBody(bytes: Buffer, previous: Kept | undefined): Scanned | undefined {
+/** What the scan gives of a body for `Kept`. */
+type ScannedMessages = Omit<Kept, 'arena' | 'size'>;
+
+/**
+ * Parses `bytes` piece by piece, reusing the messages of `previous` that end where the bytes are
+ * still the same (below `same`); undefined: parse it whole.
+ */
+function scanBody(bytes: Buffer, previous: Kept | undefined, same: number): Scanned | undefined {
   const members: [string, unknown][] = [];
   const seen = new Set<string>();
   const head: Member[] = [];
@@ -174,7 +221,7 @@ function scanBody(bytes: Buffer, previous: Kept | undefined): Scanned | undefine
   };
 
   try {
-    const reuse = previous === undefined ? 0 : reusableMessages(bytes, previous);
+    const reuse = previous === undefined ? 0 : reusableMessages(previous, same);
     let afterMember: boolean;
     if (reuse > 0) {
       const kept = previous!;
@@ -233,7 +280,7 @@ function scanBody(bytes: Buffer, previous: Kept | undefined): Scanned | undefine
   }
 
   const value = Object.fromEntries(members);
-  const kept: Kept = messages === undefined || !keepable ? { bytes, head: [], messages: [], ends: [], extraAtEnd: [] } : { bytes, head, messages, ends, extraAtEnd };
+  const kept: ScannedMessages = messages === undefined || !keepable ? { head: [], messages: [], ends: [], extraAtEnd: [] } : { head, messages, ends, extraAtEnd };
   return { value, textLength: bytes.length + extra, kept };
 }
 
@@ -266,16 +313,11 @@ function firstMessageEnd(bytes: Buffer): number {
   }
 }
 
-/**
- * How many of `previous`'s messages `bytes` repeats byte for byte from its start (at least the
- * first, which `find` matched on). The last one is included only when its end is also equal.
- */
-function reusableMessages(bytes: Buffer, previous: Kept): number {
+/** How many of `previous`'s messages end where the new body is still the same as it (below `same`). */
+function reusableMessages(previous: Kept, same: number): number {
   const { ends } = previous;
-  const limit = Math.min(bytes.length, ends[ends.length - 1]!);
-  const mismatch = firstMismatch(bytes, previous.bytes, ends[0]!, limit);
   let n = ends.length;
-  while (n > 0 && ends[n - 1]! > mismatch) n--;
+  while (n > 0 && ends[n - 1]! > same) n--;
   return n;
 }
 

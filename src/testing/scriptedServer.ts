@@ -165,9 +165,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return;
     }
 
-    let bytes: Buffer;
+    let chunks: Buffer[];
     try {
-      bytes = await readBody(req);
+      chunks = await readBody(req);
     } catch {
       return; // the client went away mid-body: there is nobody to answer
     }
@@ -175,10 +175,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     let parsed: ParsedBody | undefined;
     let parseError: string | undefined;
     try {
-      parsed = bodyParser.parse(bytes);
+      parsed = bodyParser.parseChunks(chunks);
     } catch (error) {
       parseError = `request body is not valid JSON: ${(error as Error).message}`;
     }
+    const rawBody = parsed?.decode ?? (() => Buffer.concat(chunks).toString('utf8'));
     const value = parsed?.value;
     if (parseError === undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       // Checked even without validation: nothing can be played for a body that is not an object.
@@ -186,7 +187,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     }
     const validationErrors = parseError !== undefined ? [parseError] : validate ? validateMessagesRequestCached(value, schemaCache) : [];
 
-    const record = recordOf(requests.length, recordHeaders(req), bytes, parsed?.text, parseError === undefined ? (value as MessagesRequest) : undefined, validationErrors);
+    const record = recordOf(requests.length, recordHeaders(req), rawBody, parseError === undefined ? (value as MessagesRequest) : undefined, validationErrors);
     requests.push(record);
 
     // Per response: aborted when the client goes away or the server closes, ending any playback.
@@ -548,25 +549,14 @@ function untilAborted(signal: PlaybackSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-/** A content-length above this is not trusted with one allocation up front. */
-const MAX_PREALLOCATED = 64 * 1024 * 1024;
-
 /**
- * The body as one buffer: copied into place as it arrives when the length is announced (one
- * allocation for a body of megabytes), else joined at the end. Rejects if the client goes away.
+ * The body as the chunks it arrived in, not joined: the parser compares them with the previous
+ * body of the conversation and copies only what differs. Rejects if the client goes away.
  */
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
-    const announced = Number(req.headers['content-length']);
-    const exact = Number.isSafeInteger(announced) && announced >= 0 && announced <= MAX_PREALLOCATED ? Buffer.allocUnsafe(announced) : undefined;
     const chunks: Buffer[] = [];
-    let length = 0;
-    req.on('data', (chunk: Buffer) => {
-      // Once a chunk overflows the announced length, the rest is kept as chunks, in order.
-      if (exact !== undefined && chunks.length === 0 && length + chunk.length <= exact.length) chunk.copy(exact, length);
-      else chunks.push(chunk);
-      length += chunk.length;
-    });
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     let ended = false;
     req.once('error', reject);
     req.once('close', () => {
@@ -574,38 +564,29 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     });
     req.once('end', () => {
       ended = true;
-      if (exact !== undefined && chunks.length === 0 && length === exact.length) resolve(exact);
-      else resolve(joined(exact, length, chunks));
+      resolve(chunks);
     });
   });
 }
 
-/** A body that did not match its content-length (node refuses most such): what arrived, in order. */
-function joined(exact: Buffer | undefined, length: number, chunks: readonly Buffer[]): Buffer {
-  if (exact === undefined) return Buffer.concat(chunks as Buffer[]);
-  const copied = length - chunks.reduce((sum, c) => sum + c.length, 0);
-  return Buffer.concat([exact.subarray(0, copied), ...chunks]);
-}
-
 /**
- * A request's record; `rawBody` is decoded from `bytes` when first read (a benchmark's server
- * never reads it, and at turn 1000 decoding 2 MB was a large part of a request's cost).
+ * A request's record; `rawBody` is decoded when first read (a benchmark's server never reads it,
+ * and at turn 1000 decoding 2 MB was a large part of a request's cost).
  */
 function recordOf(
   index: number,
   headers: Record<string, string | string[] | undefined>,
-  bytes: Buffer,
-  text: string | undefined,
+  decode: () => string,
   body: MessagesRequest | undefined,
   validationErrors: readonly string[],
 ): RecordedRequest {
   const record: RecordedRequest = { index, receivedAt: Date.now(), headers, body, rawBody: '', validationErrors, closedByClient: false };
-  let rawBody = text;
+  let rawBody: string | undefined;
   // Redefined in place, so the record's keys keep their order.
   Object.defineProperty(record, 'rawBody', {
     enumerable: true,
     configurable: true,
-    get: () => (rawBody ??= bytes.toString('utf8')),
+    get: () => (rawBody ??= decode()),
   });
   return record;
 }
