@@ -86,46 +86,69 @@ export function createToolUseIdRegistry(taken: ReadonlySet<string> = NO_IDS): To
 
 const NO_IDS: ReadonlySet<string> = new Set();
 
-/** Per history message (messages are never changed in place, see requestBody.ts): its tool_use ids. */
-const idsOfMessage = new WeakMap<object, readonly string[]>();
+/**
+ * The tool_use ids of a conversation's messages, grown as its history grows: `items` are the
+ * messages read so far, `firstIndex` maps each id to the index of the first message holding it.
+ * Only ever appended to: a request whose messages are `items`' first n answers from it with the
+ * ids whose first index is below n, whatever was appended after; a history that changed before
+ * its end gets a new one (requests already holding the old one keep a consistent view).
+ */
+interface IdHistory {
+  readonly items: object[];
+  readonly firstIndex: Map<string, number>;
+}
+
+/** Keyed by the conversation's first message (messages are never changed in place, see requestBody.ts). */
+const histories = new WeakMap<object, IdHistory>();
 
 /**
  * The ids of every `tool_use` block in `messages` (a request's history): what a response to that
- * request must not use again. Each message is read once; later requests look it up. The set is
- * built only when something other than `has` is asked: a response asks `has` once per tool_use
- * block, and a scan of the cached per-message ids is cheaper than building a set of the whole
- * history on every request (which grew each iteration's cost with the history).
+ * request must not use again. Each message is read once per conversation: a request costs a
+ * look at which of its messages are the ones already read (an identity compare) plus reading
+ * the new ones; reading the whole history on every request grew each iteration's cost with it.
  */
 export function toolUseIdsOf(messages: readonly MessageParam[]): ReadonlySet<string> {
-  const perMessage: (readonly string[])[] = [];
-  for (const message of messages) {
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    let own = idsOfMessage.get(message);
-    if (own === undefined) {
-      own = message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
-      idsOfMessage.set(message, own);
+  const head: unknown = messages[0];
+  let history: IdHistory | undefined;
+  if (typeof head === 'object' && head !== null) {
+    history = histories.get(head);
+    let same = 0;
+    if (history !== undefined) {
+      const shared = Math.min(history.items.length, messages.length);
+      while (same < shared && history.items[same] === messages[same]) same++;
+      if (same < history.items.length && same < messages.length) history = undefined; // changed before its end
     }
-    if (own.length > 0) perMessage.push(own);
+    if (history === undefined) {
+      history = { items: [], firstIndex: new Map() };
+      histories.set(head, history);
+    }
+  } else {
+    history = { items: [], firstIndex: new Map() }; // nothing to key it by: read it whole
   }
-  return new HistoryToolUseIds(perMessage);
+  for (let i = history.items.length; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      for (const block of message.content) {
+        if (block.type === 'tool_use' && !history.firstIndex.has(block.id)) history.firstIndex.set(block.id, i);
+      }
+    }
+    history.items.push(message);
+  }
+  return new HistoryToolUseIds(history.firstIndex, messages.length);
 }
 
-/** After this many `has` calls the ids are put in a real set (a response with many tool calls). */
-const SCANS_BEFORE_SET = 8;
-
-/** A read-only set over the history's per-message id lists, materialized on demand. */
+/** A read-only set of the ids first used below `limit` in a conversation's `firstIndex`. */
 class HistoryToolUseIds implements ReadonlySet<string> {
   #set: Set<string> | undefined;
-  #scans = 0;
 
-  constructor(private readonly perMessage: readonly (readonly string[])[]) {}
+  constructor(
+    private readonly firstIndex: ReadonlyMap<string, number>,
+    private readonly limit: number,
+  ) {}
 
   has(id: string): boolean {
-    if (this.#set === undefined && this.#scans++ < SCANS_BEFORE_SET) {
-      for (const ids of this.perMessage) if (ids.includes(id)) return true;
-      return false;
-    }
-    return this.#all().has(id);
+    const index = this.firstIndex.get(id);
+    return index !== undefined && index < this.limit;
   }
 
   get size(): number {
@@ -152,8 +175,12 @@ class HistoryToolUseIds implements ReadonlySet<string> {
     return this.#all()[Symbol.iterator]();
   }
 
+  /** In the order of first use, as a set built from the history's blocks in order would be. */
   #all(): Set<string> {
-    this.#set ??= new Set(this.perMessage.flat());
+    if (this.#set === undefined) {
+      this.#set = new Set();
+      for (const [id, index] of this.firstIndex) if (index < this.limit) this.#set.add(id);
+    }
     return this.#set;
   }
 }

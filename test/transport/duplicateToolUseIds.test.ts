@@ -8,7 +8,8 @@ import { createStreamEventDecoder } from '../../src/transport/streamEventDecoder
 import { toolUseIdsOf } from '../../src/transport/uniqueToolUseIds.js';
 import type { TransportOutput } from '../../src/transport/types.js';
 import { validateMessagesRequest } from '../../src/testing/validateRequest.js';
-import type { ContentBlock } from '../../src/protocol/content.js';
+import type { ContentBlock, MessageParam } from '../../src/protocol/content.js';
+import { seededRandom } from '../corpus/corpus.js';
 import { messageStart, sseEvent } from './sseFixtures.js';
 import { message, runOverHttp, taggedEchoTool, text, toolUse } from '../loop/helpers.js';
 
@@ -158,6 +159,35 @@ describe('a tool_use id reused from an earlier turn', () => {
     // A fresh view answers before any set exists, too.
     expect(toolUseIdsOf(history).has('id2')).toBe(true);
     expect(toolUseIdsOf(history).has('id3')).toBe(false);
+  });
+
+  it('answers for its own history while the conversation grows, is cut short or is rewritten (fuzz)', () => {
+    const rand = seededRandom(5);
+    const call = (id: string) => ({ type: 'tool_use' as const, id, name: 'echo', input: {} });
+    const head = { role: 'user' as const, content: 'start' };
+    let history: MessageParam[] = [head];
+    const views: { ids: ReadonlySet<string>; expected: string[] }[] = [];
+    for (let step = 0; step < 400; step++) {
+      const roll = rand();
+      if (roll < 0.1) history = history.slice(0, 1 + Math.floor(rand() * history.length)); // cut short
+      else if (roll < 0.2 && history.length > 2) {
+        // A message in the middle replaced (compaction builds new objects).
+        const at = 1 + Math.floor(rand() * (history.length - 1));
+        history = [...history.slice(0, at), { role: 'assistant', content: [call(`new${step}`)] }, ...history.slice(at + 1)];
+      } else {
+        // A turn: ids repeat now and then, and some messages hold none.
+        const id = `id${Math.floor(rand() * 300)}`;
+        history = [...history, { role: 'assistant', content: rand() < 0.2 ? 'text' : [call(id), ...(rand() < 0.3 ? [call(`${id}b`)] : [])] }, { role: 'user', content: 'ok' }];
+      }
+      const expected = [...new Set(history.flatMap((m) => (m.role === 'assistant' && typeof m.content !== 'string' ? m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [])))];
+      views.push({ ids: toolUseIdsOf(history), expected });
+    }
+    // Every view, read after all the later requests, is still its own history's set.
+    for (const { ids, expected } of views) {
+      expect([...ids]).toEqual(expected);
+      expect(ids.size).toBe(expected.length);
+      for (const probe of ['id1', 'id7b', 'id150', 'new12', 'nope']) expect(ids.has(probe)).toBe(expected.includes(probe));
+    }
   });
 
   it('through agentLoop over HTTP: the reused id is renamed, each call gets exactly one result, every request is valid', async () => {
