@@ -153,10 +153,18 @@ export class BodyArena {
 /** The first index i < n where `chunk[i]` differs from `buffer[at + i]`, or n. */
 function firstDifference(chunk: Buffer, buffer: Buffer, at: number, n: number): number {
   for (let i = 0; i < n; i += COMPARE_BLOCK) {
-    const end = Math.min(i + COMPARE_BLOCK, n);
-    if (chunk.compare(buffer, at + i, at + end, i, end) !== 0) {
-      for (let j = i; j < end; j++) if (chunk[j] !== buffer[at + j]) return j;
+    let end = Math.min(i + COMPARE_BLOCK, n);
+    if (chunk.compare(buffer, at + i, at + end, i, end) === 0) continue;
+    // Halved with native compares down to a few bytes: a body usually differs from the previous
+    // one only near its end, and a byte loop over the block before it cost more than the rest.
+    let start = i;
+    while (end - start > 32) {
+      const middle = (start + end) >>> 1;
+      if (chunk.compare(buffer, at + start, at + middle, start, middle) === 0) start = middle;
+      else end = middle;
     }
+    for (let j = start; j < end; j++) if (chunk[j] !== buffer[at + j]) return j;
+    return end; // not reached: the range differs
   }
   return n;
 }
