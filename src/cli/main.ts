@@ -8,6 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { RxAgentError } from '../errors.js';
 import { HELP_TEXT, parseCliArgs, UsageError, type CliOptions } from './args.js';
 import { packageVersion } from './version.js';
+import { userCacheDir } from './userCacheDir.js';
 import { killAllProcessGroups } from '../tools/builtin/processGroup.js';
 import { writeErr, writeOut } from './stdio.js';
 
@@ -97,8 +98,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   try {
-    // The sandbox's probe (a bwrap process) runs while the mode's modules load; buildRun waits for it.
-    if (!options.noSandbox) (await import('../sandbox/bwrapProbe.js')).probeBwrapAhead();
+    // The sandbox's probe (a bwrap process) runs while the mode's modules load; buildRun waits for
+    // it. A working bwrap is remembered in the cache directory, so an unchanged machine spawns none.
+    if (!options.noSandbox) (await import('../sandbox/bwrapProbe.js')).probeBwrapAhead(undefined, userCacheDir());
     // zod compiles a parser with `new Function` at an object schema's first parse: worth it in a
     // long-lived process, not for the few parses of one command run (and no code cache holds it).
     (await import('zod')).config({ jitless: true });

@@ -6,7 +6,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { bwrapArgs, INFO_FD, type ProtectedMounts } from './bwrap.js';
-import { bwrapProbeResult, findOnPath } from './bwrapProbe.js';
+import { bwrapProbeResult, findOnPath, recheckRemembered } from './bwrapProbe.js';
 import { startNetworkProxy, type NetworkProxy } from './networkProxy.js';
 import { placeholders } from './placeholders.js';
 import { NESTED_WALK_MAX_ENTRIES, nestedProtectedOf } from './nestedProtected.js';
@@ -99,6 +99,9 @@ export function createSandbox(options: SandboxOptions): CreatedSandbox {
           return (end) => {
             stopBridge?.();
             hold?.release({ exitedNormally: !end.spawned || end.exitCode !== null });
+            // bwrap fails a command it cannot confine (exit 1, its reason on stderr): a verdict
+            // remembered from an earlier start is then checked, and dropped if it no longer holds.
+            if (!end.spawned || end.exitCode !== 0) recheckRemembered(bwrap);
           };
         },
       };
