@@ -24,13 +24,21 @@ export const AGENT_TOOL_NAME = 'Agent';
 
 export const agentInputSchema = withPrecomputedJsonSchema(
   z.strictObject({
-    description: z.string().trim().min(1).describe('A short (3-5 word) label for the task, shown to the user'),
-    prompt: z.string().trim().min(1).describe('The complete task for the subagent: it sees nothing else of this conversation'),
-    subagent_type: z.string().trim().min(1).describe('Which kind of subagent to start (one of the types listed in the description)'),
-    run_in_background: z
-      .boolean()
-      .optional()
-      .describe('Start it and return at once; its final message is delivered to you later as a message'),
+    get description() {
+      return z.string().trim().min(1).describe('A short (3-5 word) label for the task, shown to the user');
+    },
+    get prompt() {
+      return z.string().trim().min(1).describe('The complete task for the subagent: it sees nothing else of this conversation');
+    },
+    get subagent_type() {
+      return z.string().trim().min(1).describe('Which kind of subagent to start (one of the types listed in the description)');
+    },
+    get run_in_background() {
+      return z
+        .boolean()
+        .optional()
+        .describe('Start it and return at once; its final message is delivered to you later as a message');
+    },
   }),
   AGENT_INPUT_JSON_SCHEMA,
 );

@@ -5,7 +5,8 @@
  * response we can still use must never be rejected for carrying more than we know about.
  */
 import { z } from 'zod';
-import { serverBlockSchemas, type ServerBlock } from './serverBlocks.js';
+import { lazySchema } from '../util/lazySchema.js';
+import { SERVER_TOOL_RESULT_TYPES, serverBlockSchemas, type ServerBlock } from './serverBlocks.js';
 
 export * from './serverBlocks.js';
 
@@ -58,49 +59,102 @@ export interface ToolResultBlock {
   readonly cache_control?: CacheControl | undefined;
 }
 
-const cacheControlObject = z.looseObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() });
+/*
+ * Every field below is a getter (zod 4's deferred shape): an object schema is built at load, its
+ * fields at its first parse (or `.shape` read). A `-p` run loads this module before its first
+ * request but parses few of these blocks, most of them never (issue 20 §3). The schemas are the
+ * same classes and parse the same: zod resolves the getters once, in order, into a plain shape.
+ */
+const cacheControlObject = z.looseObject({
+  get type() {
+    return z.literal('ephemeral');
+  },
+  get ttl() {
+    return z.enum(['5m', '1h']).optional();
+  },
+});
 export const cacheControlSchema = cacheControlObject as unknown as z.ZodType<CacheControl>;
 
 const textBlockObject = z.looseObject({
-  type: z.literal('text'),
-  text: z.string(),
-  cache_control: cacheControlObject.optional(),
+  get type() {
+    return z.literal('text');
+  },
+  get text() {
+    return z.string();
+  },
+  get cache_control() {
+    return cacheControlObject.optional();
+  },
 });
 export const textBlockSchema = textBlockObject as unknown as z.ZodType<TextBlock>;
 
 const thinkingBlockObject = z.looseObject({
-  type: z.literal('thinking'),
-  thinking: z.string(),
-  signature: z.string(),
+  get type() {
+    return z.literal('thinking');
+  },
+  get thinking() {
+    return z.string();
+  },
+  get signature() {
+    return z.string();
+  },
 });
 
 const redactedThinkingBlockObject = z.looseObject({
-  type: z.literal('redacted_thinking'),
-  data: z.string(),
+  get type() {
+    return z.literal('redacted_thinking');
+  },
+  get data() {
+    return z.string();
+  },
 });
 
 const toolUseBlockObject = z.looseObject({
-  type: z.literal('tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.record(z.string(), z.unknown()),
-  cache_control: cacheControlObject.optional(),
+  get type() {
+    return z.literal('tool_use');
+  },
+  get id() {
+    return z.string();
+  },
+  get name() {
+    return z.string();
+  },
+  get input() {
+    return z.record(z.string(), z.unknown());
+  },
+  get cache_control() {
+    return cacheControlObject.optional();
+  },
 });
 
 const imageBlockObject = z.looseObject({
-  type: z.literal('image'),
-  source: z.union([
-    z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
-    z.looseObject({ type: z.literal('url'), url: z.string() }),
-  ]),
+  get type() {
+    return z.literal('image');
+  },
+  get source() {
+    return z.union([
+      z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+      z.looseObject({ type: z.literal('url'), url: z.string() }),
+    ]);
+  },
 });
 
 const toolResultBlockObject = z.looseObject({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string(),
-  content: z.union([z.string(), z.array(z.union([textBlockObject, imageBlockObject]))]).optional(),
-  is_error: z.boolean().optional(),
-  cache_control: cacheControlObject.optional(),
+  get type() {
+    return z.literal('tool_result');
+  },
+  get tool_use_id() {
+    return z.string();
+  },
+  get content() {
+    return z.union([z.string(), z.array(z.union([textBlockObject, imageBlockObject]))]).optional();
+  },
+  get is_error() {
+    return z.boolean().optional();
+  },
+  get cache_control() {
+    return cacheControlObject.optional();
+  },
 });
 
 const knownBlockSchemas = [
@@ -113,13 +167,25 @@ const knownBlockSchemas = [
   ...serverBlockSchemas,
 ] as const;
 
-/** Every block type this version has a schema for. */
-export const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(
-  knownBlockSchemas.flatMap((schema): string[] => {
-    const type = schema.shape.type;
-    return 'options' in type ? [...type.options] : [type.value];
-  }),
-);
+/**
+ * Every block type this version has a schema for: written out, because reading the schemas'
+ * `type` fields would build all their fields at load (test/protocol/lazyShapes.test.ts checks
+ * the list against the schemas).
+ */
+export const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  'text',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'tool_result',
+  'image',
+  'server_tool_use',
+  ...SERVER_TOOL_RESULT_TYPES,
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'container_upload',
+  'compaction',
+]);
 
 /** Whether `type` is one this version has a schema for (false: an {@link OtherBlock}). */
 export function isKnownBlockType(type: string): boolean {
@@ -132,7 +198,11 @@ export function isKnownBlockType(type: string): boolean {
  * block (a `text` without text) is still rejected, because its type is known.
  */
 export const otherBlockSchema = z
-  .looseObject({ type: z.string() })
+  .looseObject({
+    get type() {
+      return z.string();
+    },
+  })
   // Reported at the block itself: a known type's own, deeper issues then say what is wrong.
   .refine((block) => !KNOWN_BLOCK_TYPES.has(block.type), { message: 'a block of a known type with missing or wrong fields', abort: true });
 
@@ -173,8 +243,12 @@ export const contentBlockSchema = z.union([
 ]) as unknown as z.ZodType<ContentBlock>;
 
 export const messageParamSchema = z.looseObject({
-  role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(contentBlockSchema).readonly()]),
+  get role() {
+    return z.enum(['user', 'assistant']);
+  },
+  get content() {
+    return z.union([z.string(), z.array(contentBlockSchema).readonly()]);
+  },
 });
 export interface MessageParam {
   readonly role: 'user' | 'assistant';
@@ -200,26 +274,51 @@ export type StopReason = KnownStopReason | (string & {});
 /** Any string: a stop reason added after this version must end the turn, not fail the stream. */
 export const stopReasonSchema: z.ZodType<StopReason> = z.string();
 
-const tokenCount = z.number().int().nonnegative();
+/** Shared by the four fields, built with the first of them. */
+const tokenCount = lazySchema(() => z.number().int().nonnegative());
+// Null in some message_delta events (the start's count stands), so null is accepted and ignored.
 export const usageSchema = z.looseObject({
-  // Null in some message_delta events (the start's count stands), so null is accepted and ignored.
-  input_tokens: tokenCount.nullable().optional(),
-  output_tokens: tokenCount.nullable().optional(),
-  cache_creation_input_tokens: tokenCount.nullable().optional(),
-  cache_read_input_tokens: tokenCount.nullable().optional(),
+  get input_tokens() {
+    return tokenCount().nullable().optional();
+  },
+  get output_tokens() {
+    return tokenCount().nullable().optional();
+  },
+  get cache_creation_input_tokens() {
+    return tokenCount().nullable().optional();
+  },
+  get cache_read_input_tokens() {
+    return tokenCount().nullable().optional();
+  },
 });
 export type Usage = z.infer<typeof usageSchema>;
 
 /** A complete assistant message, as the non-streaming API returns it and as assembly produces it. */
 export const assistantMessageSchema = z.looseObject({
-  id: z.string(),
-  type: z.literal('message'),
-  role: z.literal('assistant'),
-  model: z.string(),
-  content: z.array(contentBlockSchema),
-  stop_reason: stopReasonSchema.nullable(),
-  stop_sequence: z.string().nullable().optional(),
-  usage: usageSchema,
+  get id() {
+    return z.string();
+  },
+  get type() {
+    return z.literal('message');
+  },
+  get role() {
+    return z.literal('assistant');
+  },
+  get model() {
+    return z.string();
+  },
+  get content() {
+    return z.array(contentBlockSchema);
+  },
+  get stop_reason() {
+    return stopReasonSchema.nullable();
+  },
+  get stop_sequence() {
+    return z.string().nullable().optional();
+  },
+  get usage() {
+    return usageSchema;
+  },
 });
 /**
  * Written out rather than `Omit<z.infer<...>, 'content'>`: `Omit` over a loose object collapses

@@ -11,11 +11,24 @@
  */
 import { z } from 'zod';
 
+/*
+ * The fields are getters (zod 4's deferred shape), as in content.ts: built at a schema's first
+ * parse, not when the command loads (issue 20 §3).
+ */
+
 export const serverToolUseBlockSchema = z.looseObject({
-  type: z.literal('server_tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.record(z.string(), z.unknown()),
+  get type() {
+    return z.literal('server_tool_use');
+  },
+  get id() {
+    return z.string();
+  },
+  get name() {
+    return z.string();
+  },
+  get input() {
+    return z.record(z.string(), z.unknown());
+  },
 });
 
 /** Result blocks of the server tools, each `{ type, tool_use_id, content }` (content is the tool's own shape). */
@@ -31,31 +44,59 @@ export const SERVER_TOOL_RESULT_TYPES = [
 export type ServerToolResultType = (typeof SERVER_TOOL_RESULT_TYPES)[number];
 
 export const serverToolResultBlockSchema = z.looseObject({
-  type: z.enum(SERVER_TOOL_RESULT_TYPES),
-  tool_use_id: z.string(),
-  content: z.unknown(),
+  get type() {
+    return z.enum(SERVER_TOOL_RESULT_TYPES);
+  },
+  get tool_use_id() {
+    return z.string();
+  },
+  get content() {
+    return z.unknown();
+  },
 });
 
 /** A call to a tool of an MCP server the API connects to (`mcp_servers` in the request). */
 export const mcpToolUseBlockSchema = z.looseObject({
-  type: z.literal('mcp_tool_use'),
-  id: z.string(),
-  name: z.string(),
-  server_name: z.string(),
-  input: z.record(z.string(), z.unknown()),
+  get type() {
+    return z.literal('mcp_tool_use');
+  },
+  get id() {
+    return z.string();
+  },
+  get name() {
+    return z.string();
+  },
+  get server_name() {
+    return z.string();
+  },
+  get input() {
+    return z.record(z.string(), z.unknown());
+  },
 });
 
 export const mcpToolResultBlockSchema = z.looseObject({
-  type: z.literal('mcp_tool_result'),
-  tool_use_id: z.string(),
-  is_error: z.boolean().optional(),
-  content: z.unknown(),
+  get type() {
+    return z.literal('mcp_tool_result');
+  },
+  get tool_use_id() {
+    return z.string();
+  },
+  get is_error() {
+    return z.boolean().optional();
+  },
+  get content() {
+    return z.unknown();
+  },
 });
 
 /** A file the code-execution container receives (a Files API id). */
 export const containerUploadBlockSchema = z.looseObject({
-  type: z.literal('container_upload'),
-  file_id: z.string(),
+  get type() {
+    return z.literal('container_upload');
+  },
+  get file_id() {
+    return z.string();
+  },
 });
 
 /**
@@ -64,8 +105,12 @@ export const containerUploadBlockSchema = z.looseObject({
  * `content` is null when compaction produced nothing.
  */
 export const compactionBlockSchema = z.looseObject({
-  type: z.literal('compaction'),
-  content: z.string().nullable(),
+  get type() {
+    return z.literal('compaction');
+  },
+  get content() {
+    return z.string().nullable();
+  },
 });
 
 export const serverBlockSchemas = [

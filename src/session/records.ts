@@ -12,11 +12,19 @@
  */
 import { z } from 'zod';
 import { messageParamSchema, stopReasonSchema, usageSchema } from '../protocol/content.js';
+import { lazySchema } from '../util/lazySchema.js';
 
 /** The ways a boundary can be drawn (kept in step with `CompactTrigger` of src/loop/types.ts). */
 export const compactTriggerSchema = z.enum(['auto', 'reactive', 'manual', 'snip', 'microcompact']);
 
-const recordBase = {
+/*
+ * The records' fields are getters (zod 4's deferred shape), as in protocol/content.ts: built at
+ * the first parse (a resume), not when the command loads, which every `-p` run does before its
+ * first request and most never parse a record (issue 20 §3). The schemas parse the same.
+ */
+
+/** The fields every record has, built once for all six records at the first that needs them. */
+const recordBase = lazySchema(() => ({
   uuid: z.string().min(1),
   /** The record before this one in the chain; null for the first record of the session. */
   parentUuid: z.string().min(1).nullable(),
@@ -30,61 +38,120 @@ const recordBase = {
   /** Query tracking of the loop event that produced the record (SPEC §2). */
   chainId: z.string().optional(),
   depth: z.number().int().nonnegative().optional(),
-};
+}));
+type RecordBase = ReturnType<typeof recordBase>;
+
+/** A record's shape: the common fields first (as getters into `recordBase`), then its own. */
+function withRecordBase<Own extends object>(own: Own): RecordBase & Own {
+  const shape = {};
+  for (const key of ['uuid', 'parentUuid', 'sessionId', 'timestamp', 'cwd', 'version', 'chainId', 'depth'] as const satisfies readonly (keyof RecordBase)[]) {
+    Object.defineProperty(shape, key, { get: () => recordBase()[key], enumerable: true, configurable: true });
+  }
+  Object.defineProperties(shape, Object.getOwnPropertyDescriptors(own));
+  return shape as RecordBase & Own;
+}
 
 /** A user message of the conversation (a prompt, tool results, a continuation, ...). */
-export const userRecordSchema = z.looseObject({
-  ...recordBase,
-  type: z.literal('user'),
-  message: messageParamSchema.extend({ role: z.literal('user') }),
-  /** Why the message entered the history (`prompt`, `tool_results`, ...: `UserMessageReason`). */
-  reason: z.string().optional(),
-  /** Hidden from transcripts shown to people (continuation prompts, nudges). */
-  isMeta: z.boolean().optional(),
-});
+export const userRecordSchema = z.looseObject(
+  withRecordBase({
+    get type() {
+      return z.literal('user');
+    },
+    get message() {
+      return messageParamSchema.extend({ role: z.literal('user') });
+    },
+    /** Why the message entered the history (`prompt`, `tool_results`, ...: `UserMessageReason`). */
+    get reason() {
+      return z.string().optional();
+    },
+    /** Hidden from transcripts shown to people (continuation prompts, nudges). */
+    get isMeta() {
+      return z.boolean().optional();
+    },
+  }),
+);
 
 /** An assistant message of the conversation, with the API's id, stop reason and usage when known. */
-export const assistantRecordSchema = z.looseObject({
-  ...recordBase,
-  type: z.literal('assistant'),
-  message: messageParamSchema.extend({ role: z.literal('assistant') }),
-  /** The API's message id (`msg_...`). */
-  messageId: z.string().optional(),
-  model: z.string().optional(),
-  stopReason: stopReasonSchema.nullable().optional(),
-  usage: usageSchema.optional(),
-});
+export const assistantRecordSchema = z.looseObject(
+  withRecordBase({
+    get type() {
+      return z.literal('assistant');
+    },
+    get message() {
+      return messageParamSchema.extend({ role: z.literal('assistant') });
+    },
+    /** The API's message id (`msg_...`). */
+    get messageId() {
+      return z.string().optional();
+    },
+    get model() {
+      return z.string().optional();
+    },
+    get stopReason() {
+      return stopReasonSchema.nullable().optional();
+    },
+    get usage() {
+      return usageSchema.optional();
+    },
+  }),
+);
 
 /** History before this point is replaced by the `summary` records that follow it. */
-export const compactBoundaryRecordSchema = z.looseObject({
-  ...recordBase,
-  type: z.literal('compact_boundary'),
-  trigger: compactTriggerSchema,
-  preTokens: z.number().nonnegative(),
-  postTokens: z.number().nonnegative(),
-});
+export const compactBoundaryRecordSchema = z.looseObject(
+  withRecordBase({
+    get type() {
+      return z.literal('compact_boundary');
+    },
+    get trigger() {
+      return compactTriggerSchema;
+    },
+    get preTokens() {
+      return z.number().nonnegative();
+    },
+    get postTokens() {
+      return z.number().nonnegative();
+    },
+  }),
+);
 
 /** One message of a compacted view (the summary itself, or a message kept verbatim). */
-export const summaryRecordSchema = z.looseObject({
-  ...recordBase,
-  type: z.literal('summary'),
-  message: messageParamSchema,
-});
+export const summaryRecordSchema = z.looseObject(
+  withRecordBase({
+    get type() {
+      return z.literal('summary');
+    },
+    get message() {
+      return messageParamSchema;
+    },
+  }),
+);
 
 /** An event worth keeping that is not part of the conversation (init, fork origin, ...). */
-export const systemRecordSchema = z.looseObject({
-  ...recordBase,
-  type: z.literal('system'),
-  subtype: z.string().min(1),
-  data: z.unknown().optional(),
-});
+export const systemRecordSchema = z.looseObject(
+  withRecordBase({
+    get type() {
+      return z.literal('system');
+    },
+    get subtype() {
+      return z.string().min(1);
+    },
+    get data() {
+      return z.unknown().optional();
+    },
+  }),
+);
 
 /** Earlier message records to remove from the view (a failed attempt before a model fallback). */
-export const tombstoneRecordSchema = z.looseObject({
-  ...recordBase,
-  type: z.literal('tombstone'),
-  uuids: z.array(z.string().min(1)),
-});
+export const tombstoneRecordSchema = z.looseObject(
+  withRecordBase({
+    get type() {
+      return z.literal('tombstone');
+    },
+    get uuids() {
+      return z.array(z.string().min(1));
+    },
+  }),
+);
 
 /**
  * One line of a JSONL transcript: any record, told apart by `type`. The records are loose objects

@@ -29,16 +29,23 @@ export const INLINE_CONCURRENCY_CHARS = 128;
 
 /** The input schema for given timeout limits (the command's BASH_DEFAULT_TIMEOUT_MS / BASH_MAX_TIMEOUT_MS). */
 export function bashInputSchemaFor(defaultTimeoutMs: number, maxTimeoutMs: number) {
+  // Getters: the fields are built at the first parse or JSON Schema, not when the command loads (content.ts says why).
   return z.strictObject({
-    command: z.string().min(1).describe('The command to run with bash -c in the working directory.'),
-    timeout: z
-      .number()
-      .int()
-      .positive()
-      .max(maxTimeoutMs)
-      .optional()
-      .describe(`Timeout in milliseconds (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}).`),
-    description: z.string().optional().describe('A few words saying what the command does, for the user.'),
+    get command() {
+      return z.string().min(1).describe('The command to run with bash -c in the working directory.');
+    },
+    get timeout() {
+      return z
+        .number()
+        .int()
+        .positive()
+        .max(maxTimeoutMs)
+        .optional()
+        .describe(`Timeout in milliseconds (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}).`);
+    },
+    get description() {
+      return z.string().optional().describe('A few words saying what the command does, for the user.');
+    },
   });
 }
 

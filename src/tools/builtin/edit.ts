@@ -10,10 +10,18 @@ import { ToolRefusal, type Workspace } from './workspace.js';
 
 export const editInputSchema = withPrecomputedJsonSchema(
   z.strictObject({
-    file_path: z.string().describe('Path of the file to edit (absolute, or relative to the working directory).'),
-    old_string: z.string().describe('The exact text to replace; it must occur exactly once unless replace_all is true.'),
-    new_string: z.string().describe('The replacement text; must differ from old_string.'),
-    replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false).'),
+    get file_path() {
+      return z.string().describe('Path of the file to edit (absolute, or relative to the working directory).');
+    },
+    get old_string() {
+      return z.string().describe('The exact text to replace; it must occur exactly once unless replace_all is true.');
+    },
+    get new_string() {
+      return z.string().describe('The replacement text; must differ from old_string.');
+    },
+    get replace_all() {
+      return z.boolean().optional().describe('Replace every occurrence of old_string (default false).');
+    },
   }),
   EDIT_INPUT_JSON_SCHEMA,
 );

@@ -13,8 +13,12 @@ export const GLOB_MAX_RESULTS = 100;
 
 export const globInputSchema = withPrecomputedJsonSchema(
   z.strictObject({
-    pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/*.{js,jsx}". Relative to path.'),
-    path: z.string().optional().describe('Directory to search in (default: the working directory).'),
+    get pattern() {
+      return z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/*.{js,jsx}". Relative to path.');
+    },
+    get path() {
+      return z.string().optional().describe('Directory to search in (default: the working directory).');
+    },
   }),
   GLOB_INPUT_JSON_SCHEMA,
 );

@@ -23,19 +23,39 @@ const SLICE_MS = 10;
 
 export const grepInputSchema = withPrecomputedJsonSchema(
   z.strictObject({
-    pattern: z.string().describe('Regular expression to search for (RE2/ripgrep syntax: no lookaround or backreferences).'),
-    path: z.string().optional().describe('File or directory to search (default: the working directory).'),
-    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{js,jsx}".'),
-    output_mode: z
-      .enum(['content', 'files_with_matches', 'count'])
-      .optional()
-      .describe('"files_with_matches" (default): paths only; "content": matching lines; "count": matches per file.'),
-    '-i': z.boolean().optional().describe('Case-insensitive search.'),
-    '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
-    '-A': z.number().int().nonnegative().optional().describe('Lines of context after each match (content mode).'),
-    '-B': z.number().int().nonnegative().optional().describe('Lines of context before each match (content mode).'),
-    '-C': z.number().int().nonnegative().optional().describe('Lines of context before and after each match (content mode).'),
-    head_limit: z.number().int().positive().optional().describe('Return only the first N lines / files / counts.'),
+    get pattern() {
+      return z.string().describe('Regular expression to search for (RE2/ripgrep syntax: no lookaround or backreferences).');
+    },
+    get path() {
+      return z.string().optional().describe('File or directory to search (default: the working directory).');
+    },
+    get glob() {
+      return z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{js,jsx}".');
+    },
+    get output_mode() {
+      return z
+        .enum(['content', 'files_with_matches', 'count'])
+        .optional()
+        .describe('"files_with_matches" (default): paths only; "content": matching lines; "count": matches per file.');
+    },
+    get '-i'() {
+      return z.boolean().optional().describe('Case-insensitive search.');
+    },
+    get '-n'() {
+      return z.boolean().optional().describe('Show line numbers in content mode (default true).');
+    },
+    get '-A'() {
+      return z.number().int().nonnegative().optional().describe('Lines of context after each match (content mode).');
+    },
+    get '-B'() {
+      return z.number().int().nonnegative().optional().describe('Lines of context before each match (content mode).');
+    },
+    get '-C'() {
+      return z.number().int().nonnegative().optional().describe('Lines of context before and after each match (content mode).');
+    },
+    get head_limit() {
+      return z.number().int().positive().optional().describe('Return only the first N lines / files / counts.');
+    },
   }),
   GREP_INPUT_JSON_SCHEMA,
 );

@@ -12,9 +12,15 @@ export const READ_MAX_LINE_CHARS = 2000;
 
 export const readInputSchema = withPrecomputedJsonSchema(
   z.strictObject({
-    file_path: z.string().describe('Path of the file to read (absolute, or relative to the working directory).'),
-    offset: z.number().int().nonnegative().optional().describe('Line number to start from (1-based). Use for large files.'),
-    limit: z.number().int().positive().optional().describe(`How many lines to read (default ${READ_DEFAULT_LINE_LIMIT}).`),
+    get file_path() {
+      return z.string().describe('Path of the file to read (absolute, or relative to the working directory).');
+    },
+    get offset() {
+      return z.number().int().nonnegative().optional().describe('Line number to start from (1-based). Use for large files.');
+    },
+    get limit() {
+      return z.number().int().positive().optional().describe(`How many lines to read (default ${READ_DEFAULT_LINE_LIMIT}).`);
+    },
   }),
   READ_INPUT_JSON_SCHEMA,
 );

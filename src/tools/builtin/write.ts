@@ -11,8 +11,12 @@ import { ToolRefusal, type Workspace } from './workspace.js';
 
 export const writeInputSchema = withPrecomputedJsonSchema(
   z.strictObject({
-    file_path: z.string().describe('Path of the file to write (absolute, or relative to the working directory).'),
-    content: z.string().describe('The complete new content of the file.'),
+    get file_path() {
+      return z.string().describe('Path of the file to write (absolute, or relative to the working directory).');
+    },
+    get content() {
+      return z.string().describe('The complete new content of the file.');
+    },
   }),
   WRITE_INPUT_JSON_SCHEMA,
 );
