@@ -11,6 +11,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { assemblyBench } from './assembly.bench.js';
 import { cliBench } from './cli.bench.js';
+import { cliHttpLoopBench } from './cliHttpLoop.bench.js';
 import { contextBench } from './context.bench.js';
 import { costBench } from './cost.bench.js';
 import { grepBench } from './grep.bench.js';
@@ -25,7 +26,7 @@ import { sessionBench } from './session.bench.js';
 import { soakBench } from './soak.bench.js';
 import { toolsBench } from './tools.bench.js';
 
-const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loopStreamBench, httpLoopBench, loadBench, soakBench, costBench, cliBench, securityBench];
+const MODULES: readonly BenchModule[] = [assemblyBench, toolsBench, sessionBench, contextBench, grepBench, loopBench, loopStreamBench, httpLoopBench, cliHttpLoopBench, loadBench, soakBench, costBench, cliBench, securityBench];
 
 // Compiled to dist/bench/run.js; the results file lives in the source tree's bench/.
 const RESULTS_PATH = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

@@ -21,3 +21,35 @@ export async function startScriptedServerProcess(script: string, validate = fals
     },
   };
 }
+
+export interface StampingServerProcess extends ScriptedServerProcess {
+  /** The arrival times (ms, the server's clock) of the requests of the next conversation to end. */
+  nextArrivals(): Promise<readonly number[]>;
+}
+
+/**
+ * The scripted server with `stamps` on: for a client in a process of its own (the command), it
+ * stamps each request's arrival and reports a conversation's stamps when its last request arrived.
+ */
+export async function startStampingServerProcess(script: string): Promise<StampingServerProcess> {
+  const reported: (readonly number[])[] = [];
+  const waiting: ((arrivals: readonly number[]) => void)[] = [];
+  const server = await spawnServerProcess('scriptedServerMain.js', [script, 'stamps'], (line) => {
+    const parsed = JSON.parse(line) as { arrivals?: number[] };
+    if (parsed.arrivals === undefined) return;
+    const next = waiting.shift();
+    if (next) next(parsed.arrivals);
+    else reported.push(parsed.arrivals);
+  });
+  return {
+    baseURL: `http://127.0.0.1:${server.port}`,
+    nextArrivals: () => {
+      const ready = reported.shift();
+      return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));
+    },
+    async close() {
+      const summary = await server.close();
+      return summary === undefined ? { requests: -1, invalid: -1 } : (JSON.parse(summary) as { requests: number; invalid: number });
+    },
+  };
+}

@@ -13,13 +13,19 @@ export interface ServerProcess {
   close(): Promise<string | undefined>;
 }
 
-export async function spawnServerProcess(main: string, args: readonly string[]): Promise<ServerProcess> {
+/** `onLine`: called with every line printed after the port line (a bench's reports). */
+export async function spawnServerProcess(main: string, args: readonly string[], onLine?: (line: string) => void): Promise<ServerProcess> {
   const script = fileURLToPath(new URL(`./${main}`, import.meta.url));
   const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let lastLine: string | undefined;
   const lines = createInterface({ input: child.stdout });
-  lines.on('line', (line) => (lastLine = line));
+  let listening = false;
+  lines.on('line', (line) => {
+    lastLine = line;
+    if (listening) onLine?.(line);
+    listening = true;
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${main} exited (${code}) before listening`)));
