@@ -99,9 +99,17 @@ export function createRequestBodyParser(): RequestBodyParser {
     // body's first message ends (a wrong cut only misses; a hit means equal bytes up to the key's end).
     let source = chunks;
     let end = chunks.length === 0 ? -1 : firstMessageEnd(chunks[0]!);
-    if (end < 0 && chunks.length > 1) {
-      source = [Buffer.concat(chunks as Buffer[], total)]; // the first message did not fit the first chunk
-      end = firstMessageEnd(source[0]!);
+    // The first message did not fit the first chunk: the usual case for a client that writes the
+    // body's opening (`{"model":…,"messages":[`) as a piece of its own, so it arrives alone. Only
+    // the leading chunks are joined, doubling how many until the first message is in them (the
+    // whole body was joined before: a 2 MB copy and allocation per request at turn 1000). The end
+    // found in a joined prefix is the end in the whole body: it depends on the bytes before it only.
+    for (let joined = 2; end < 0 && joined <= 2 * chunks.length && chunks.length > 1; joined *= 2) {
+      const head = Math.min(joined, chunks.length);
+      const prefix = Buffer.concat(chunks.slice(0, head) as Buffer[]);
+      source = head === chunks.length ? [prefix] : [prefix, ...chunks.slice(head)];
+      end = firstMessageEnd(prefix);
+      if (head === chunks.length) break;
     }
     const key = end < 0 ? undefined : source[0]!.toString('latin1', 0, end);
     const previous = key === undefined ? undefined : kept.get(key);

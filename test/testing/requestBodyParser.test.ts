@@ -181,6 +181,28 @@ describe('createRequestBodyParser', () => {
     expect(decodes.length).toBeGreaterThan(1000);
   });
 
+  it('reuses the conversation when the first message arrives split over several chunks', () => {
+    // As the client writes a body: its opening (`{"model":…,"messages":[`) alone, then the history.
+    const parser = createRequestBodyParser();
+    const firsts: unknown[] = [];
+    for (let turn = 1; turn < 12; turn++) {
+      const bytes = Buffer.from(JSON.stringify(bodyOf(prng(5), 3, turn)));
+      const open = bytes.indexOf('"messages":[') + '"messages":['.length;
+      const firstEnd = bytes.indexOf('},{"role"', open) + 1;
+      // Cut before, inside (in 1 to 11 pieces: joined by doubling) and after the first message.
+      const pieces = turn % 11;
+      const cuts = [open, ...Array.from({ length: pieces }, (_, i) => open + Math.floor(((i + 1) * (firstEnd - open)) / (pieces + 1))), firstEnd + 3];
+      const chunks = [0, ...cuts].map((from, i) => bytes.subarray(from, [...cuts, bytes.length][i]));
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+      const parsed = parser.parseChunks(chunks);
+      expect(JSON.stringify(parsed.value)).toBe(JSON.stringify(JSON.parse(bytes.toString('utf8'))));
+      expect(parsed.decode()).toBe(bytes.toString('utf8'));
+      firsts.push((parsed.value as { messages: unknown[] }).messages[0]);
+    }
+    // The same first message object in every record: each body reused the one before it.
+    for (const first of firsts) expect(first).toBe(firsts[0]);
+  });
+
   it('finds the conversation of each body among many whose first messages differ in length', () => {
     const parser = createRequestBodyParser();
     const firstOf = (bytes: Buffer) => (parser.parse(bytes).value as { messages: unknown[] }).messages[0];
