@@ -7,17 +7,22 @@
  *   the same run, per tool. Median CPU time of interleaved rounds.
  * - `scheduler.us_per_single_tool_batch`: the fixed cost of a batch, which is what a real turn
  *   pays (one or two tools per response, not thousands): 2,000 batches of one no-op safe tool,
- *   each its own `scheduleTools` subscription awaited to its end, minus the same plain loop
- *   awaiting one promise per tool; per batch, median over 9 rounds of the per-round difference
- *   of CPU time. Informative beside it: `_steady` (the same without the forced GC) and
- *   `_harness`, the bench's own `from` + `toArray` + `lastValueFrom` per batch with no
- *   `scheduleTools` between them, minus the same plain loop: after a forced GC TurboFan compiles
- *   that pipeline's closures again in every sample, and that CPU is part of the figure too.
+ *   each its own `scheduleTools` subscription fed its events and awaited to its end, every
+ *   emission consumed, minus the same plain loop awaiting one promise per tool; per batch, median
+ *   over 9 rounds of the per-round difference of CPU time. The driver around each batch (its
+ *   source and its consumer) is made of module-level classes with a kept idle instance, so after
+ *   the forced GC it is not compiled again. Until session 13 the driver was RxJS's `from` +
+ *   `toArray` + `lastValueFrom`, whose per-call closures TurboFan compiled again after every GC:
+ *   7-10 us of the figure's 9-12 in the same runs (bench/README.md "Session 13"). The same work is
+ *   timed: the batch's source, `scheduleTools`, its subscription and every emission up to the
+ *   `tool_batch` and completion, one awaited promise per batch. Informative beside it: `_steady` (the same without the forced GC),
+ *   `_harness` (the driver alone, no `scheduleTools` between source and consumer) and
+ *   `_rx_driver` (the figure as it was defined until session 13, with the RxJS driver).
  * - `scheduler.block_stop_to_call_ms_p50` / `_p99`: over a real HTTP stream from the scripted
  *   server (createMessagesClient + assembleBlocks + scheduleTools), the time from the client
  *   emitting a tool_use's `content_block_stop` to the start of that tool's `call`.
  */
-import { from, lastValueFrom, tap, toArray } from 'rxjs';
+import { from, lastValueFrom, Observable, tap, toArray, type Observer, type Subscriber } from 'rxjs';
 import { z } from 'zod';
 import { assembleBlocks } from '../operators/assembleBlocks.js';
 import { scheduleTools } from '../operators/scheduleTools.js';
@@ -25,8 +30,9 @@ import type { AssemblyOutput } from '../src/assembly/types.js';
 import type { ScriptedBlock } from '../src/testing/script.js';
 import { startScriptedServer } from '../src/testing/scriptedServer.js';
 import { defineTool } from '../src/tools/defineTool.js';
-import type { ToolCallContext } from '../src/tools/types.js';
+import type { ToolCallContext, ToolEvent } from '../src/tools/types.js';
 import { createMessagesClient } from '../src/transport/createMessagesClient.js';
+import { keepShape } from '../src/util/keepShape.js';
 import { spreadFigure, type BenchModule, type Figures } from './figures.js';
 import { measureInterleaved, spreadOf } from './harness.js';
 
@@ -81,24 +87,92 @@ async function overhead(): Promise<Figures> {
 
 const SINGLE_BATCHES = 2_000;
 
+/**
+ * The source of one batch: its events synchronously, then completion, as `from(events)` gives
+ * them (checking `closed` before each). A class rather than `from`, which makes a closure per
+ * call: V8 keeps a closure's optimized code only while an instance of it lives, so the forced GC
+ * dropped it and every sample paid TurboFan compiling it again (bench/README.md "Session 13").
+ */
+class BatchSource extends Observable<AssemblyOutput> {
+  constructor(private readonly events: readonly AssemblyOutput[]) {
+    super();
+  }
+
+  protected _subscribe(subscriber: Subscriber<AssemblyOutput>): void {
+    const events = this.events;
+    for (let i = 0; i < events.length && !subscriber.closed; i++) subscriber.next(events[i]!);
+    subscriber.complete();
+  }
+}
+
+/**
+ * Consumes every emission of one batch and settles a promise at its end (what `toArray` +
+ * `lastValueFrom` did, minus keeping the array): the count and the last event, which the case
+ * checks is the batch.
+ */
+class BatchConsumer implements Observer<ToolEvent | AssemblyOutput> {
+  count = 0;
+  last: ToolEvent | AssemblyOutput | undefined = undefined;
+  resolve: ((count: number) => void) | undefined = undefined;
+  reject: ((error: unknown) => void) | undefined = undefined;
+
+  next(event: ToolEvent | AssemblyOutput): void {
+    this.count++;
+    this.last = event;
+  }
+
+  error(error: unknown): void {
+    this.reject!(error);
+  }
+
+  complete(): void {
+    this.resolve!(this.count);
+  }
+}
+
+/** The executor of a consumer's promise, bound to it (a bound module function is no new closure). */
+function settleConsumer(this: BatchConsumer, resolve: (count: number) => void, reject: (error: unknown) => void): void {
+  this.resolve = resolve;
+  this.reject = reject;
+}
+
+// One idle instance of each (see keepShape): optimized code built on their hidden classes would
+// otherwise be thrown away by the forced GC ("weak objects" in --trace-deopt).
+keepShape(new BatchSource([]));
+keepShape(new BatchConsumer());
+
 /** The cases of the one-tool batch figures: 2,000 batches through a pipeline, and the plain loop. */
 function singleBatchCases() {
   const batches = Array.from({ length: SINGLE_BATCHES }, (_, i) => batchEvents(1).map((e) => (e.type === 'block' ? { ...e, block: { ...e.block, id: `toolu_s${i}` } } : e)));
   const tools = [noop];
   const ctx: ToolCallContext = { signal: new AbortController().signal, toolUseId: 'x', shared: {}, progress: () => undefined };
   let sink = 0;
+  let batchesSeen = 0;
   return {
     scheduled: async () => {
       for (const events of batches) {
-        const out = await lastValueFrom(from(events).pipe(scheduleTools({ tools, shared: {} }), toArray()));
-        sink += out.length;
+        const consumer = new BatchConsumer();
+        const done = new Promise<number>(settleConsumer.bind(consumer));
+        new BatchSource(events).pipe(scheduleTools({ tools, shared: {} })).subscribe(consumer);
+        sink += await done;
+        if (consumer.last?.type === 'tool_batch') batchesSeen++;
       }
     },
-    /** The same pipeline without `scheduleTools`: what of `scheduled` is the bench's own. */
+    /** The same driver without `scheduleTools`: what of `scheduled` is the bench's own. */
     harness: async () => {
       for (const events of batches) {
-        const out = await lastValueFrom(from(events).pipe(toArray()));
+        const consumer = new BatchConsumer();
+        const done = new Promise<number>(settleConsumer.bind(consumer));
+        new BatchSource(events).subscribe(consumer);
+        sink += await done;
+      }
+    },
+    /** The figure as defined until session 13: RxJS's `from` + `toArray` + `lastValueFrom` around each batch. */
+    rxDriver: async () => {
+      for (const events of batches) {
+        const out = await lastValueFrom(from(events).pipe(scheduleTools({ tools, shared: {} }), toArray()));
         sink += out.length;
+        if (out[out.length - 1]?.type === 'tool_batch') batchesSeen++;
       }
     },
     plainLoop: async () => {
@@ -110,6 +184,8 @@ function singleBatchCases() {
       }
     },
     ran: () => sink > 0,
+    /** Every batch of a scheduling case ended with its `tool_batch`. */
+    batchesSeen: () => batchesSeen,
   };
 }
 
@@ -120,12 +196,12 @@ function perBatch(results: PerBatchResults): number[] {
 }
 
 async function singleToolBatch(): Promise<Figures> {
-  const { scheduled, plainLoop, ran } = singleBatchCases();
+  const { scheduled, plainLoop, ran, batchesSeen } = singleBatchCases();
   const cases = { scheduled, plainLoop };
   const perRound = perBatch(await measureInterleaved(cases, { warmup: 3, rounds: 9 }));
   // The same without the forced GC before each sample: informative only, see bench/README.md.
   const steady = perBatch(await measureInterleaved(cases, { warmup: 3, rounds: 9, gcBeforeEachSample: false }));
-  if (!ran()) throw new Error('nothing ran');
+  if (!ran() || batchesSeen() !== 2 * 12 * SINGLE_BATCHES) throw new Error('a batch did not end with its tool_batch');
   return {
     'scheduler.us_per_single_tool_batch': spreadFigure(spreadOf(perRound), perRound.length, 'us', '<= 10'),
     'scheduler.us_per_single_tool_batch_steady': spreadFigure(spreadOf(steady), steady.length, 'us'),
@@ -133,16 +209,22 @@ async function singleToolBatch(): Promise<Figures> {
 }
 
 /**
- * Informative: the bench's own pipeline of the figure above, measured the same way. Run last in
- * the module, so every other figure is measured exactly as before it existed: run right before
- * the HTTP figure, that figure's p99 was above 5 ms in 3 of 10 runs at load 8-15 (0 of 10 on
- * the old tree alternating with it), likely what the forced-GC samples leave to recompile.
+ * Informative: the driver of the figure above alone, and the figure as it was defined until
+ * session 13 (RxJS's `from` + `toArray` + `lastValueFrom` around each batch), measured the same
+ * way. Run last in the module, so every other figure is measured exactly as before they existed:
+ * run right before the HTTP figure, that figure's p99 was above 5 ms in 3 of 10 runs at load
+ * 8-15 (0 of 10 on the old tree alternating with it), likely what the forced-GC samples leave
+ * to recompile.
  */
 async function singleToolHarness(): Promise<Figures> {
-  const { harness, plainLoop, ran } = singleBatchCases();
-  const perRound = perBatch(await measureInterleaved({ scheduled: harness, plainLoop }, { warmup: 3, rounds: 9 }));
-  if (!ran()) throw new Error('nothing ran');
-  return { 'scheduler.us_per_single_tool_batch_harness': spreadFigure(spreadOf(perRound), perRound.length, 'us') };
+  const { harness, rxDriver, plainLoop, ran, batchesSeen } = singleBatchCases();
+  const driverOnly = perBatch(await measureInterleaved({ scheduled: harness, plainLoop }, { warmup: 3, rounds: 9 }));
+  const rx = perBatch(await measureInterleaved({ scheduled: rxDriver, plainLoop }, { warmup: 3, rounds: 9 }));
+  if (!ran() || batchesSeen() !== 12 * SINGLE_BATCHES) throw new Error('a batch did not end with its tool_batch');
+  return {
+    'scheduler.us_per_single_tool_batch_harness': spreadFigure(spreadOf(driverOnly), driverOnly.length, 'us'),
+    'scheduler.us_per_single_tool_batch_rx_driver': spreadFigure(spreadOf(rx), rx.length, 'us'),
+  };
 }
 
 async function blockStopToCall(): Promise<Figures> {
