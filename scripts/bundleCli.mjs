@@ -76,6 +76,33 @@ const undiciHttp2OnDemand = {
 };
 
 /**
+ * A graceful `close()` of an undici dispatcher ends in `destroy()` with a new ClientDestroyedError,
+ * which the client hands to its socket's `destroy(err)`; node's streams read `err.stack` there
+ * (node:internal/streams/destroy, to keep V8 from holding the frames). Formatting a stack with a
+ * frame in rxagent.cjs makes V8 compute the line ends of the whole 2.5 MB bundle: ~29 M
+ * instructions, 6-7 % of a whole `-p` run (callgrind), at every exit, for an error nobody sees
+ * (after a graceful close no request is left to fail; only a 'disconnect' listener gets it, and
+ * the command has none). In the bin, the error of a graceful close is made without stack frames:
+ * same class, message and code. The build fails if undici's text changed.
+ */
+const undiciCloseWithoutStack = {
+  name: 'undici-close-without-stack',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const close = '    this[kClose]()\n      .then(() => this.destroy())\n';
+      const at = text.indexOf(close);
+      if (at < 0 || text.indexOf(close, at + 1) >= 0 || !/\n {4}if \(!err\) \{\n {6}err = new ClientDestroyedError\(\)\n/.test(text)) {
+        throw new Error(`${args.path}: undici's graceful close is not the text bundleCli.mjs replaces`);
+      }
+      const closedError =
+        '\nfunction closedError () {\n  const limit = Error.stackTraceLimit\n  Error.stackTraceLimit = 0\n  try {\n    return new ClientDestroyedError()\n  } finally {\n    Error.stackTraceLimit = limit\n  }\n}\n';
+      return { contents: text.slice(0, at) + '    this[kClose]()\n      .then(() => this.destroy(closedError()))\n' + text.slice(at + close.length) + closedError, loader: 'js' };
+    });
+  },
+};
+
+/**
  * marked-terminal renders the interactive view's Markdown; it brings highlight.js, parse5 and
  * emojilib: 1.7 MB of the 4.2 MB bundle, which every start read and kept as a string (reading a
  * fresh 4 MB here costs 3-9 ms: page faults). It is only ever loaded with import() and shares no
@@ -121,7 +148,7 @@ await build({
   alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
   // The launcher passes the bundle's file URL: paths found next to the code (workers, package.json) resolve as before.
   define: { 'import.meta.url': '__rxagentModuleUrl' },
-  plugins: [zodWithoutLocales, undiciHttp2OnDemand, markedTerminalApart],
+  plugins: [zodWithoutLocales, undiciHttp2OnDemand, undiciCloseWithoutStack, markedTerminalApart],
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'external',
