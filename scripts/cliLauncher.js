@@ -33,6 +33,7 @@ for (const name of BUILTINS) process.getBuiltinModule(name);
 // under the flags it was made with, and the build's run made it with these set.
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 setFlagsFromString('--liftoff-only');
+setFlagsFromString('--semi-space-growth-factor=8');
 
 const filename = fileURLToPath(bundle);
 // The file is ASCII (the build checks it), so latin1 reads the same text without a UTF-8 decode.

@@ -28,6 +28,14 @@ setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'
  * command keeps the baseline code only; a library user's process is not affected.
  */
 setFlagsFromString('--liftoff-only');
+/**
+ * A start allocates ~12 MB that mostly stays alive (modules, schemas, the run), in a young
+ * generation that begins at 1 MB and doubles after each scavenge: five scavenges before the
+ * first reply, each copying nearly everything it finds. Growing it 8× at a time instead leaves
+ * three (callgrind: ~15 M instructions, 3-4 % of a `-p` run, fewer); the young generation's
+ * maximum is unchanged, it only gets there sooner (~5 MB more committed at the end of a run).
+ */
+setFlagsFromString('--semi-space-growth-factor=8');
 
 /**
  * Exit paths: whatever ends this process (a normal end, process.exit after a second signal,
