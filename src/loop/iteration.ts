@@ -27,7 +27,7 @@ import { newAttempt } from './foldAttempt.js';
 import type { IterationLog } from './iterationLog.js';
 import { modelPhase } from './modelPhase.js';
 import { preflight } from './preflight.js';
-import { resolveHooks } from './resolveHooks.js';
+import { asksNoHook, resolveHooks, settleNow } from './resolveHooks.js';
 import { toolsOfIteration } from './toolRefresh.js';
 import type { RunContext } from './runContext.js';
 import type { RunInput } from './runInput.js';
@@ -69,11 +69,16 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
     };
     // The hooks are effects inside the decision stream; the abort state beside them is a
     // stream too, subscribed before they run, so an abort while a hook runs is seen.
-    const end = (decision: Decision): Observable<IterationOutput> =>
-      resolveHooks(ctx, log.latest, decision, absorb).pipe(
+    const end = (decision: Decision): Observable<IterationOutput> => {
+      const attempt = log.latest;
+      // A decision that asks no hook (most of them) settles at once: the abort state
+      // `withLatestFrom` would pair it with is the one of that moment, read directly.
+      if (asksNoHook(decision)) return defer(() => ended(ctx, log, settle(ctx, input, log, settleNow(ctx, attempt, decision, absorb), ctx.isAborted(), absorb)));
+      return resolveHooks(ctx, attempt, decision, absorb).pipe(
         withLatestFrom(ctx.aborted$),
         mergeMap(([settled, aborted]) => ended(ctx, log, settle(ctx, input, log, settled, aborted, absorb))),
       );
+    };
     // The abort state when the model phase is over (`aborted$`'s first value, read directly).
     const decide$ = defer(() => {
       const aborted = ctx.isAborted();
@@ -82,7 +87,9 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
       return end(decideAttempt(log.latest, ending, ctx.decideConfig));
     });
     const sink = ctx.transcript ? writingEarly(ctx, ctx.transcript, log, emit) : emit;
-    return concat(preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), awaitEarly(log), decide$).pipe(
+    // Only a transcript's sink starts early writes (`log.early`): without one there is none to await.
+    const phases = ctx.transcript ? [preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), awaitEarly(log), decide$] : [preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), decide$];
+    return concat(...phases).pipe(
       // A terminal (from any phase) ends the iteration; the phases after it never subscribe.
       takeWhile((out) => out.type !== 'terminal', true),
       catchError((error: unknown) => concat(unwritten(ctx, log, error), of(setupFailure(ctx, log, error)))),

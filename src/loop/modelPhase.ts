@@ -37,10 +37,12 @@ export function modelPhase(ctx: RunContext, input: RunInput, log: IterationLog, 
   return defer(() => {
     const initial = log.latest.state;
     const stop$ = stopOf(ctx, input, log);
-    return callOnce(ctx, input, log, tools, initial, log.sent, emit).pipe(
+    const fallback = ctx.options.fallbackModel;
+    const attempt$ = callOnce(ctx, input, log, tools, initial, log.sent, emit);
+    // Without a fallback model of its own the stage could only rethrow: not subscribed.
+    const called$ = !fallback || fallback === initial.model ? attempt$ : attempt$.pipe(
       catchError((error: unknown) => {
-        const fallback = ctx.options.fallbackModel;
-        if (!isOverloaded(error) || !fallback || fallback === initial.model) return throwError(() => error);
+        if (!isOverloaded(error)) return throwError(() => error);
         // The failed attempt's message is void: consumers remove it; thinking is model-bound.
         const failed = log.latest.messageUuid;
         const state: LoopState = { ...log.latest.state, model: fallback, messages: stripThinking(log.latest.state.messages) };
@@ -50,6 +52,8 @@ export function modelPhase(ctx: RunContext, input: RunInput, log: IterationLog, 
         ];
         return concat(from(notice), callOnce(ctx, input, log, tools, state, state.messages, emit));
       }),
+    );
+    return called$.pipe(
       withholdRecoverable<IterationOutput>({
         isRecoverable: isPromptTooLong,
         recover: (error) => {

@@ -4,7 +4,7 @@
  * iteration with a terminal, or leaves `log.sent` (and a compacted `log.latest.state`) for the
  * model phase.
  */
-import { concat, defer, from, mergeMap, of, take, type Observable } from 'rxjs';
+import { concat, defer, from, mergeMap, Observable, of, take } from 'rxjs';
 import { assertNever } from '../util/assertNever.js';
 import { terminal, type Decision } from './decision.js';
 import { eventOf, warningEvent, type IterationOutput } from './events.js';
@@ -12,7 +12,7 @@ import { newAttempt } from './foldAttempt.js';
 import { holdPaused } from './pausedRecord.js';
 import type { IterationLog } from './iterationLog.js';
 import type { RunContext } from './runContext.js';
-import type { CompactBoundary, GovernorNotice, TranscriptRecord } from './seams.js';
+import { passThroughGovernor, type CompactBoundary, type GovernorNotice, type TranscriptRecord } from './seams.js';
 import { writeRecords } from './transcriptWrites.js';
 import type { LoopEvent, LoopState } from './types.js';
 
@@ -62,7 +62,25 @@ function prepare(ctx: RunContext, log: IterationLog, end: (decision: Decision) =
     // A paused turn's record waits for its continuation (one record per message, pausedRecord.ts).
     const { write: now, held } = holdPaused(state, log.pending);
     log.pending = held;
+    if (ctx.governor === passThroughGovernor && (ctx.transcript === undefined || now.length === 0)) return passedThrough(log, start, state);
     return concat(of(start), write(ctx, log, now, state.messages), governed$);
+  });
+}
+
+/**
+ * The preflight's end when nothing in it can wait: no records to write and the default governor,
+ * whose answer is `ok` with the history as it is. The same steps as the general path in the same
+ * order (the start event, the write's `log.written`, the governor's `log.sent`), in one
+ * subscriber instead of the dozen that path subscribes every iteration; a consumer that
+ * unsubscribes at the start event stops it there, as it stops the `concat`.
+ */
+function passedThrough(log: IterationLog, start: LoopEvent, state: LoopState): Observable<IterationOutput> {
+  return new Observable<IterationOutput>((subscriber) => {
+    subscriber.next(start);
+    if (subscriber.closed) return;
+    log.written = state.messages;
+    log.sent = state.messages;
+    subscriber.complete();
   });
 }
 

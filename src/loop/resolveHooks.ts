@@ -35,19 +35,31 @@ export function resolveHooks(ctx: RunContext, attempt: Attempt, decision: Decisi
     const input = { chainId: state.chainId, depth: state.depth, toolUses: attempt.toolUses, results: batch.results, messages: state.messages, signal: ctx.signal };
     return ask(() => post(input)).pipe(map((hook) => settled(decideAfterPostToolBatch(state, message, uuid(), batch, hook, absorb(), ctx.decideConfig))));
   }
-  if (decision.type === 'run_stop_hook' || decision.type === 'run_post_tool_batch') {
+  if (!asksNoHook(decision)) {
     return defer(() => {
       throw new Error(`internal: unresolved decision ${decision.type}`);
     });
   }
+  return defer(() => of(settleNow(ctx, attempt, decision, absorb)));
+}
+
+/** A decision that asks no hook: `settleNow` settles it without a stream. */
+export function asksNoHook(decision: Decision): decision is SettledDecision {
+  return decision.type === 'terminal' || decision.type === 'continue';
+}
+
+/**
+ * What `resolveHooks` settles a decision that asks no hook to, computed at once: an effect (it
+ * may absorb queued input), so it runs at the moment the decision's stream would be subscribed.
+ */
+export function settleNow(ctx: RunContext, attempt: Attempt, decision: SettledDecision, absorb: () => readonly TextBlock[]): SettledDecision {
+  const message = attempt.message;
   if (decision.type === 'continue' && decision.state.transition?.reason === 'next_turn' && message && attempt.toolUses.length > 0) {
     // Queued input rides with the tool results (absorbed only when the turn goes on).
-    return defer(() => {
-      const queued = absorb();
-      return of(queued.length > 0 ? settled(decideAfterPostToolBatch(state, message, uuid(), batchOf(attempt), undefined, queued, ctx.decideConfig)) : decision);
-    });
+    const queued = absorb();
+    return queued.length > 0 ? settled(decideAfterPostToolBatch(attempt.state, message, attempt.messageUuid ?? ctx.newId(), batchOf(attempt), undefined, queued, ctx.decideConfig)) : decision;
   }
-  return of(decision);
+  return decision;
 }
 
 /** One hook answer; a hook that fails is ignored with a warning (the run goes on). */
