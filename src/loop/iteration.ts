@@ -23,7 +23,7 @@ import { awaitEarly, writingEarly } from './earlyWrites.js';
 import { terminal, type Decision } from './decision.js';
 import { isContinue, terminalOf, type Continue, type EventSink, type IterationOutput } from './events.js';
 import { finish, takesQueuedInput, withQueuedInput, type SettledDecision } from './finish.js';
-import { newAttempt } from './foldAttempt.js';
+import { newAttempt, type Attempt } from './foldAttempt.js';
 import type { IterationLog } from './iterationLog.js';
 import { modelPhase } from './modelPhase.js';
 import { preflight } from './preflight.js';
@@ -69,11 +69,14 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
     };
     // The hooks are effects inside the decision stream; the abort state beside them is a
     // stream too, subscribed before they run, so an abort while a hook runs is seen.
+    // A decision that asks no hook (most of them) settles at once: the abort state
+    // `withLatestFrom` would pair it with is the one of that moment, read directly. Called at
+    // the moment the decision's stream is subscribed.
+    const settledNow = (attempt: Attempt, decision: SettledDecision): Observable<IterationOutput> =>
+      ended(ctx, log, settle(ctx, input, log, settleNow(ctx, attempt, decision, absorb), ctx.isAborted(), absorb));
     const end = (decision: Decision): Observable<IterationOutput> => {
       const attempt = log.latest;
-      // A decision that asks no hook (most of them) settles at once: the abort state
-      // `withLatestFrom` would pair it with is the one of that moment, read directly.
-      if (asksNoHook(decision)) return defer(() => ended(ctx, log, settle(ctx, input, log, settleNow(ctx, attempt, decision, absorb), ctx.isAborted(), absorb)));
+      if (asksNoHook(decision)) return defer(() => settledNow(attempt, decision));
       return resolveHooks(ctx, attempt, decision, absorb).pipe(
         withLatestFrom(ctx.aborted$),
         mergeMap(([settled, aborted]) => ended(ctx, log, settle(ctx, input, log, settled, aborted, absorb))),
@@ -84,7 +87,9 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
       const aborted = ctx.isAborted();
       if (log.recovered && !aborted && !log.interrupted) return EMPTY;
       const ending = { aborted, interrupted: log.interrupted ? { queued: absorb() } : undefined, error: log.error, compactFailure: log.compactFailure };
-      return end(decideAttempt(log.latest, ending, ctx.decideConfig));
+      const decision = decideAttempt(log.latest, ending, ctx.decideConfig);
+      // Already subscribed: no second `defer` for the usual decision.
+      return asksNoHook(decision) ? settledNow(log.latest, decision) : end(decision);
     });
     const sink = ctx.transcript ? writingEarly(ctx, ctx.transcript, log, emit) : emit;
     // Only a transcript's sink starts early writes (`log.early`): without one there is none to await.

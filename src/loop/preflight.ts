@@ -22,49 +22,48 @@ export function preflight(ctx: RunContext, log: IterationLog, end: (decision: De
   return defer(() => (ctx.isAborted() ? end(terminal('aborted_streaming')) : prepare(ctx, log, end)));
 }
 
+/** Called as the preflight is subscribed (inside its `defer`). */
 function prepare(ctx: RunContext, log: IterationLog, end: (decision: Decision) => Observable<IterationOutput>): Observable<IterationOutput> {
-  return defer(() => {
-    const state = log.latest.state;
-    if (ctx.budget?.exhausted()) {
-      const spent = ctx.budget.spentUsd().toFixed(4);
-      return end(terminal('budget_exhausted', { error: { kind: 'internal', message: `the cost budget of $${ctx.budget.maxUsd} is spent ($${spent})` } }));
-    }
-    const start = eventOf(state, { type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason });
-    // Deferred: the governor runs after the transcript write, and a governor that throws
-    // synchronously ends the run like one that errors (a setup failure).
-    const governed$ = defer(() => ctx.governor.beforeCall(governorInput(ctx, state))).pipe(
-      take(1),
-      mergeMap((decision): Observable<IterationOutput> => {
-        const notices = noticeEvents(state, decision.notices);
-        switch (decision.type) {
-          case 'ok':
-            log.sent = decision.messages;
-            return from(notices);
-          case 'compacted': {
-            const messages = [...decision.messages];
-            const compacted: LoopState = { ...state, messages, lastMessageUuid: undefined, lastUsage: undefined, lastUsageCovers: 0 };
-            log.latest = newAttempt(compacted);
-            log.sent = messages;
-            const record = boundaryRecord(ctx, state, decision.boundary, messages);
-            // A held paused record goes first: the compacted view has nothing to join it to.
-            const held = log.pending;
-            log.pending = [];
-            return concat(from([...notices, eventOf(state, { type: 'compact_boundary', ...decision.boundary })]), write(ctx, log, [...held, record], messages));
-          }
-          case 'blocking_limit':
-          case 'rapid_refill_breaker':
-            return concat(from(notices), end(terminal(decision.type, { error: { kind: 'internal', message: decision.message } })));
-          default:
-            return assertNever(decision, 'governor decision');
+  const state = log.latest.state;
+  if (ctx.budget?.exhausted()) {
+    const spent = ctx.budget.spentUsd().toFixed(4);
+    return end(terminal('budget_exhausted', { error: { kind: 'internal', message: `the cost budget of $${ctx.budget.maxUsd} is spent ($${spent})` } }));
+  }
+  const start = eventOf(state, { type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason });
+  // Deferred: the governor runs after the transcript write, and a governor that throws
+  // synchronously ends the run like one that errors (a setup failure).
+  const governed$ = defer(() => ctx.governor.beforeCall(governorInput(ctx, state))).pipe(
+    take(1),
+    mergeMap((decision): Observable<IterationOutput> => {
+      const notices = noticeEvents(state, decision.notices);
+      switch (decision.type) {
+        case 'ok':
+          log.sent = decision.messages;
+          return from(notices);
+        case 'compacted': {
+          const messages = [...decision.messages];
+          const compacted: LoopState = { ...state, messages, lastMessageUuid: undefined, lastUsage: undefined, lastUsageCovers: 0 };
+          log.latest = newAttempt(compacted);
+          log.sent = messages;
+          const record = boundaryRecord(ctx, state, decision.boundary, messages);
+          // A held paused record goes first: the compacted view has nothing to join it to.
+          const held = log.pending;
+          log.pending = [];
+          return concat(from([...notices, eventOf(state, { type: 'compact_boundary', ...decision.boundary })]), write(ctx, log, [...held, record], messages));
         }
-      }),
-    );
-    // A paused turn's record waits for its continuation (one record per message, pausedRecord.ts).
-    const { write: now, held } = holdPaused(state, log.pending);
-    log.pending = held;
-    if (ctx.governor === passThroughGovernor && (ctx.transcript === undefined || now.length === 0)) return passedThrough(log, start, state);
-    return concat(of(start), write(ctx, log, now, state.messages), governed$);
-  });
+        case 'blocking_limit':
+        case 'rapid_refill_breaker':
+          return concat(from(notices), end(terminal(decision.type, { error: { kind: 'internal', message: decision.message } })));
+        default:
+          return assertNever(decision, 'governor decision');
+      }
+    }),
+  );
+  // A paused turn's record waits for its continuation (one record per message, pausedRecord.ts).
+  const { write: now, held } = holdPaused(state, log.pending);
+  log.pending = held;
+  if (ctx.governor === passThroughGovernor && (ctx.transcript === undefined || now.length === 0)) return passedThrough(log, start, state);
+  return concat(of(start), write(ctx, log, now, state.messages), governed$);
 }
 
 /**
