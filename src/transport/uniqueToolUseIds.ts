@@ -115,7 +115,15 @@ export function toolUseIdsOf(messages: readonly MessageParam[]): ReadonlySet<str
     let same = 0;
     if (history !== undefined) {
       const shared = Math.min(history.items.length, messages.length);
-      while (same < shared && history.items[same] === messages[same]) same++;
+      const items = history.items;
+      for (; same < shared; same++) {
+        if (items[same] === messages[same]) continue;
+        // A copy with the same calls (a request marks its last message with a cache breakpoint,
+        // the next one sends the original): the ids' first indices stay what they are, so the
+        // history goes on with the new object; any other change starts a new history.
+        if (!sameToolUseIds(items[same] as MessageParam, messages[same]!)) break;
+        items[same] = messages[same]!;
+      }
       if (same < history.items.length && same < messages.length) history = undefined; // changed before its end
     }
     if (history === undefined) {
@@ -135,6 +143,20 @@ export function toolUseIdsOf(messages: readonly MessageParam[]): ReadonlySet<str
     history.items.push(message);
   }
   return new HistoryToolUseIds(history.firstIndex, messages.length);
+}
+
+/** Whether two messages hold the same tool_use ids in the same order (none, for a user message). */
+function sameToolUseIds(a: MessageParam, b: MessageParam): boolean {
+  const x = toolUseIdList(a);
+  const y = toolUseIdList(b);
+  return x.length === y.length && x.every((id, i) => id === y[i]);
+}
+
+function toolUseIdList(message: MessageParam): string[] {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return [];
+  const ids: string[] = [];
+  for (const block of message.content) if (block.type === 'tool_use') ids.push(block.id);
+  return ids;
 }
 
 /** A read-only set of the ids first used below `limit` in a conversation's `firstIndex`. */

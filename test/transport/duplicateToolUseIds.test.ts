@@ -190,6 +190,37 @@ describe('a tool_use id reused from an earlier turn', () => {
     }
   });
 
+  it('answers for its own history when messages are sent as copies, with the same calls or not (fuzz)', () => {
+    // A request marks its last message with a cache breakpoint (a copy); the next request sends
+    // the original. Copies with the same calls, and copies whose calls changed, at any index.
+    const rand = seededRandom(11);
+    const call = (id: string, extra = {}) => ({ type: 'tool_use' as const, id, name: 'echo', input: {}, ...extra });
+    const head = { role: 'user' as const, content: 'start' };
+    let history: MessageParam[] = [head];
+    const views: { ids: ReadonlySet<string>; expected: string[] }[] = [];
+    const copyAt = (messages: MessageParam[], at: number, changeCalls: boolean): MessageParam[] => {
+      const m = messages[at]!;
+      const content = typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'tool_use' ? (changeCalls ? call(`${b.id}x`) : call(b.id, { cache_control: { type: 'ephemeral' } })) : { ...b }));
+      return [...messages.slice(0, at), { ...m, content } as MessageParam, ...messages.slice(at + 1)];
+    };
+    for (let step = 0; step < 600; step++) {
+      const roll = rand();
+      if (roll < 0.35 && history.length > 1) history = copyAt(history, history.length - 1 - Math.floor(rand() * Math.min(3, history.length - 1)), false);
+      else if (roll < 0.45 && history.length > 1) history = copyAt(history, 1 + Math.floor(rand() * (history.length - 1)), true);
+      else if (roll < 0.5) history = history.slice(0, 1 + Math.floor(rand() * history.length));
+      else {
+        const id = `id${Math.floor(rand() * 200)}`;
+        history = [...history, { role: 'assistant', content: rand() < 0.2 ? 'text' : [call(id), ...(rand() < 0.3 ? [call(`${id}b`)] : [])] }, { role: 'user', content: 'ok' }];
+      }
+      const expected = [...new Set(history.flatMap((m) => (m.role === 'assistant' && typeof m.content !== 'string' ? m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [])))];
+      views.push({ ids: toolUseIdsOf(history), expected });
+    }
+    for (const { ids, expected } of views) {
+      expect([...ids]).toEqual(expected);
+      for (const probe of ['id1', 'id7b', 'id150x', 'id3x', 'nope']) expect(ids.has(probe)).toBe(expected.includes(probe));
+    }
+  });
+
   it('through agentLoop over HTTP: the reused id is renamed, each call gets exactly one result, every request is valid', async () => {
     const { events, terminal, requests } = await runOverHttp(
       [
