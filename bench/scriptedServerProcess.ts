@@ -1,5 +1,5 @@
 /** Starts `scriptedServerMain.js` in a child process (see that file for why). */
-import { spawnServerProcess } from './serverProcess.js';
+import { spawnServerProcess, type ServerProcess } from './serverProcess.js';
 
 export interface ScriptedServerProcess {
   readonly baseURL: string;
@@ -12,7 +12,11 @@ export interface ScriptedServerProcess {
  * `validate`: check every request like the API (answering invalid ones with a 400).
  */
 export async function startScriptedServerProcess(script: string, validate = false): Promise<ScriptedServerProcess> {
-  const server = await spawnServerProcess('scriptedServerMain.js', validate ? [script, 'validate'] : [script]);
+  return scriptedServerOf(await spawnServerProcess('scriptedServerMain.js', validate ? [script, 'validate'] : [script]));
+}
+
+/** The address of a started `scriptedServerMain.js`, and its close reading the summary it prints last. */
+function scriptedServerOf(server: ServerProcess): ScriptedServerProcess {
   return {
     baseURL: `http://127.0.0.1:${server.port}`,
     async close() {
@@ -42,14 +46,10 @@ export async function startStampingServerProcess(script: string): Promise<Stampi
     else reported.push(parsed.arrivals);
   });
   return {
-    baseURL: `http://127.0.0.1:${server.port}`,
+    ...scriptedServerOf(server),
     nextArrivals: () => {
       const ready = reported.shift();
       return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));
-    },
-    async close() {
-      const summary = await server.close();
-      return summary === undefined ? { requests: -1, invalid: -1 } : (JSON.parse(summary) as { requests: number; invalid: number });
     },
   };
 }

@@ -93,8 +93,8 @@ function iterate(ctx: RunContext, input: RunInput, from$: Continue, tools: reado
     });
     const sink = ctx.transcript ? writingEarly(ctx, ctx.transcript, log, emit) : emit;
     // Only a transcript's sink starts early writes (`log.early`): without one there is none to await.
-    const phases = ctx.transcript ? [preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), awaitEarly(log), decide$] : [preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), decide$];
-    return concat(...phases).pipe(
+    const early$ = ctx.transcript ? [awaitEarly(log)] : [];
+    return concat(preflight(ctx, log, end), modelPhase(ctx, input, log, tools, sink), ...early$, decide$).pipe(
       // A terminal (from any phase) ends the iteration; the phases after it never subscribe.
       takeWhile((out) => out.type !== 'terminal', true),
       catchError((error: unknown) => concat(unwritten(ctx, log, error), of(setupFailure(ctx, log, error)))),

@@ -104,12 +104,11 @@ export function createRequestBodyParser(): RequestBodyParser {
     // the leading chunks are joined, doubling how many until the first message is in them (the
     // whole body was joined before: a 2 MB copy and allocation per request at turn 1000). The end
     // found in a joined prefix is the end in the whole body: it depends on the bytes before it only.
-    for (let joined = 2; end < 0 && joined <= 2 * chunks.length && chunks.length > 1; joined *= 2) {
-      const head = Math.min(joined, chunks.length);
+    for (let head = 1; end < 0 && head < chunks.length; ) {
+      head = Math.min(2 * head, chunks.length);
       const prefix = Buffer.concat(chunks.slice(0, head) as Buffer[]);
-      source = head === chunks.length ? [prefix] : [prefix, ...chunks.slice(head)];
+      source = [prefix, ...chunks.slice(head)];
       end = firstMessageEnd(prefix);
-      if (head === chunks.length) break;
     }
     const key = end < 0 ? undefined : source[0]!.toString('latin1', 0, end);
     const previous = key === undefined ? undefined : kept.get(key);

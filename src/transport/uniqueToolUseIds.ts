@@ -89,9 +89,10 @@ const NO_IDS: ReadonlySet<string> = new Set();
 /**
  * The tool_use ids of a conversation's messages, grown as its history grows: `items` are the
  * messages read so far, `firstIndex` maps each id to the index of the first message holding it.
- * Only ever appended to: a request whose messages are `items`' first n answers from it with the
- * ids whose first index is below n, whatever was appended after; a history that changed before
- * its end gets a new one (requests already holding the old one keep a consistent view).
+ * Only ever appended to (an item may be swapped for a copy holding the same tool_use ids, which
+ * leaves `firstIndex` as it is): a request whose messages are `items`' first n answers from it
+ * with the ids whose first index is below n, whatever was appended after; a history that changed
+ * before its end gets a new one (requests already holding the old one keep a consistent view).
  */
 interface IdHistory {
   readonly items: object[];
@@ -135,11 +136,7 @@ export function toolUseIdsOf(messages: readonly MessageParam[]): ReadonlySet<str
   }
   for (let i = history.items.length; i < messages.length; i++) {
     const message = messages[i]!;
-    if (message.role === 'assistant' && typeof message.content !== 'string') {
-      for (const block of message.content) {
-        if (block.type === 'tool_use' && !history.firstIndex.has(block.id)) history.firstIndex.set(block.id, i);
-      }
-    }
+    for (const id of toolUseIdList(message)) if (!history.firstIndex.has(id)) history.firstIndex.set(id, i);
     history.items.push(message);
   }
   return new HistoryToolUseIds(history.firstIndex, messages.length);
@@ -152,6 +149,7 @@ function sameToolUseIds(a: MessageParam, b: MessageParam): boolean {
   return x.length === y.length && x.every((id, i) => id === y[i]);
 }
 
+/** The ids of a message's tool_use blocks, in order (none for a user message). */
 function toolUseIdList(message: MessageParam): string[] {
   if (message.role !== 'assistant' || typeof message.content === 'string') return [];
   const ids: string[] = [];
