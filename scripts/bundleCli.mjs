@@ -1,7 +1,9 @@
 /**
  * Bundles the `rxagent` command (`npm run build`, after tsc): src/cli/main.ts and everything it
- * loads → dist/src/cli/rxagent.cjs, one CommonJS file run by the bin, dist/src/cli/main.js
- * (scripts/cliLauncher.js), through a V8 code cache made here by one training run.
+ * loads → dist/src/cli/rxagent.cjs, one CommonJS file run by the launcher (scripts/cliLauncher.js)
+ * through a V8 code cache made here by one training run. The launcher is written twice, from the
+ * one source: dist/src/cli/main.cjs, the bin package.json names, and dist/src/cli/main.js, the same
+ * launcher as an ES module for whoever runs `node dist/src/cli/main.js` (the Claude Agent SDK does).
  *
  * Every choice here makes the command start sooner (issue 20 §3):
  * - One CommonJS file, not ES modules: Node 20 can cache compiled code only for a vm.Script (its
@@ -15,6 +17,10 @@
  *   namespace. Nothing in rxagent reads them; the English messages zod uses by default come from
  *   their own module and stay. A use of `z.locales` in the bin would find an empty namespace.
  * - marked-terminal (the interactive view's Markdown, with highlight.js) in a file of its own.
+ * - The bin as CommonJS (main.cjs, esbuild's transform of the launcher): node runs a CommonJS
+ *   entry without its ES-module loader, which an ES-module entry sets up before its first line
+ *   (resolve, translate, link, evaluate jobs, the loader's hooks: node's own code, compiled and run
+ *   at every start).
  * - The code cache (dist/src/cli/rxagent.cjs.cache): the command runs once against a loopback
  *   server with a canned one-text reply and writes, at exit, the code of every function that run
  *   compiled. Made by this node with the bin's V8 flags; any other node rejects it and compiles
@@ -30,12 +36,13 @@ import { constants as http2Constants } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
 const out = (rel) => fileURLToPath(new URL(rel, root));
 const BUNDLE = out('dist/src/cli/rxagent.cjs');
 const BIN = out('dist/src/cli/main.js');
+const BIN_CJS = out('dist/src/cli/main.cjs');
 
 /** zod's `locales/index.js`, as the two modules re-exporting it see it in the bin: empty. */
 const zodWithoutLocales = {
@@ -168,13 +175,41 @@ const launcher = readFileSync(out('scripts/cliLauncher.js'), 'utf8');
 const bundleId = createHash('sha256').update(rewritten).digest('hex').slice(0, 16);
 if (!launcher.includes("'rxagent-bundle-id'")) throw new Error('scripts/cliLauncher.js: no bundle id to fill in');
 if (!launcher.includes("['rxagent-builtins']")) throw new Error('scripts/cliLauncher.js: no list of built-ins to fill in');
-const writeBin = (builtins) => {
-  writeFileSync(BIN, launcher.replace("'rxagent-bundle-id'", `'${bundleId}'`).replace("['rxagent-builtins']", JSON.stringify(builtins)));
+const writeBin = async (builtins) => {
+  const filled = launcher.replace("'rxagent-bundle-id'", `'${bundleId}'`).replace("['rxagent-builtins']", JSON.stringify(builtins));
+  writeFileSync(BIN, filled);
   chmodSync(BIN, 0o755);
+  writeFileSync(BIN_CJS, await launcherAsCommonJs(filled));
+  chmodSync(BIN_CJS, 0o755);
 };
-writeBin([]);
+await writeBin([]);
 await trainCodeCache();
-writeBin(builtinsTheRunLoaded());
+await writeBin(builtinsTheRunLoaded());
+
+/**
+ * The launcher (an ES module) as a CommonJS file: esbuild turns its imports into require() of the
+ * same built-ins and its import.meta.url into the file's own URL; its import() of the bundle's
+ * externals stays an import(), which node gives a CommonJS file too. The checks fail the build if
+ * the launcher gains something this does not carry over.
+ */
+async function launcherAsCommonJs(text) {
+  const { code, warnings } = await transform(text, {
+    loader: 'js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    define: { 'import.meta.url': '__rxagentLauncherUrl' },
+    banner:
+      '// Made by scripts/bundleCli.mjs from scripts/cliLauncher.js, which says what this does: the same launcher as CommonJS (node starts it without its ES-module loader).\n' +
+      'const __rxagentLauncherUrl = require("node:url").pathToFileURL(__filename).href;',
+    logLevel: 'silent',
+  });
+  if (warnings.length > 0) throw new Error(`scripts/cliLauncher.js as CommonJS: ${warnings.map((w) => w.text).join('; ')}`);
+  if (!code.startsWith('#!/usr/bin/env node\n')) throw new Error('main.cjs: the #! line is not first');
+  if (/\bimport\.meta\b/.test(code)) throw new Error('main.cjs: an import.meta is left');
+  if (!/^const BUILTINS = \[.*\];$/m.test(code)) throw new Error('main.cjs: no BUILTINS line (the tests read it)');
+  return code;
+}
 
 /**
  * The public built-ins node loaded in the training run (process.moduleLoadList, in load order),
@@ -194,7 +229,10 @@ function builtinsTheRunLoaded() {
   return names;
 }
 
-/** Runs `rxagent -p hi` once against a canned loopback reply; the bin writes its code cache at exit. */
+/**
+ * Runs `rxagent -p hi` once (the bin, main.cjs) against a canned loopback reply; the bin writes its
+ * code cache at exit. main.js runs the same bundle and loads the same public built-ins.
+ */
 async function trainCodeCache() {
   const { encodeSSEStream, scriptedMessageToEvents } = await import(new URL('dist/src/testing/encodeScript.js', root).href);
   const reply = encodeSSEStream(scriptedMessageToEvents({ kind: 'message', blocks: [{ type: 'text', text: 'hello' }] }).map((e) => e.event));
@@ -219,7 +257,7 @@ async function trainCodeCache() {
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${server.address().port}`,
       RXAGENT_BUILD_CODE_CACHE: `${BUNDLE}.cache`,
     };
-    const child = spawn(process.execPath, [BIN, '-p', 'hi'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN_CJS, '-p', 'hi'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const code = await new Promise((resolve, reject) => {
