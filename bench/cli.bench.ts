@@ -1,10 +1,11 @@
 /**
  * Command start-up (issue 20 §3): how soon `rxagent -p` talks to the model after it is spawned.
  *
- * - `cli.first_request_ratio_to_node_floor`: spawn of `node dist/src/cli/main.js -p hi` → its first
- *   request arriving at a loopback server in this process, divided by spawn → exit of
- *   `node -e "require('http')"` (the floor: a node process that loads http and quits). Paired
- *   runs (one of each per round, alternating which goes first), median of the per-round ratios.
+ * - `cli.first_request_ratio_to_node_floor`: spawn of `node <bin> -p hi` (the file package.json's
+ *   `bin` names, dist/src/cli/main.cjs: bench/cliBin.ts) → its first request arriving at a loopback
+ *   server in this process, divided by spawn → exit of `node -e "require('http')"` (the floor: a
+ *   node process that loads http and quits). Paired runs (one of each per round, alternating which
+ *   goes first), median of the per-round ratios.
  * - `cli.one_turn_ratio_to_node_floor`: spawn → exit of the whole one-turn run (a short text
  *   reply), over the same floor.
  * - `cli.first_request_ms`, `cli.one_turn_ms`, `cli.node_floor_ms`: the medians behind them.
@@ -18,13 +19,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { encodeSSEStream, scriptedMessageToEvents } from '../src/testing/encodeScript.js';
+import { packageBin } from './cliBin.js';
 import { spreadFigure, type BenchModule, type Figures } from './figures.js';
 import { collectGarbage } from './gc.js';
 import { MIN_ROUNDS, spreadOf } from './harness.js';
 
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const CLI = packageBin();
 const REPLY = encodeSSEStream(scriptedMessageToEvents({ kind: 'message', blocks: [{ type: 'text', text: 'hello' }] }).map((e) => e.event));
 const ROUNDS = 11;
 

@@ -1,5 +1,5 @@
 /**
- * Iterations stay flat over HTTP, through the command (issue 20 §2): `node dist/src/cli/main.js -p`
+ * Iterations stay flat over HTTP, through the command (issue 20 §2): `node <bin> -p` (package.json's bin)
  * spawned as a user runs it, `ANTHROPIC_BASE_URL` at the scripted server in a process of its own,
  * for a 1000-turn conversation in which every turn is one call of the command's built-in Read on a
  * file of ~2 KB (a different file each turn: the command refuses a call repeated with the same
@@ -18,13 +18,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageBin } from './cliBin.js';
 import { spreadFigure, type BenchModule, type Figures } from './figures.js';
 import { collectGarbage } from './gc.js';
 import { MIN_ROUNDS, spreadOf } from './harness.js';
 import { startStampingServerProcess } from './scriptedServerProcess.js';
 
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const CLI = packageBin();
 const TURNS = 1000;
 const WARM_UP_TURNS = 200;
 
