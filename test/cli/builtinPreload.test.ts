@@ -1,7 +1,8 @@
 /**
  * The bin's list of node built-ins it loads before setting V8 flags (scripts/cliLauncher.js says
  * why): only public modules any node of the supported range can load by name, and every one a
- * `-p` run loads, so that none of them compiles from source after the flags.
+ * `-p` run loads, so that none of them compiles from source after the flags. Both launchers (the
+ * bin, main.cjs, and main.js, the same launcher as an ES module) carry the same list.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,20 +10,25 @@ import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer } from '../../src/testing/scriptedServer.js';
-import { assertBuilt, CLI, makeSandbox, removeSandboxes } from './helpers.js';
+import { assertBuilt, LAUNCHERS, makeSandbox, removeSandboxes } from './helpers.js';
 
 beforeAll(assertBuilt);
 afterAll(removeSandboxes);
 
-function preloadList(): string[] {
-  const found = /^const BUILTINS = (\[.*\]);$/m.exec(readFileSync(CLI, 'utf8'));
-  if (!found) throw new Error(`${CLI} has no BUILTINS line`);
+function preloadList(launcher: string): string[] {
+  const found = /^const BUILTINS = (\[.*\]);$/m.exec(readFileSync(launcher, 'utf8'));
+  if (!found) throw new Error(`${launcher} has no BUILTINS line`);
   return JSON.parse(found[1]!) as string[];
 }
 
-describe("the bin's built-ins loaded before its V8 flags", () => {
+it('both launchers carry the same list', () => {
+  const [esm, cjs] = LAUNCHERS.map((launcher) => preloadList(launcher.path));
+  expect(cjs).toEqual(esm);
+});
+
+describe.each(LAUNCHERS)("$name: the built-ins loaded before its V8 flags", ({ path: CLI }) => {
   it('are public, loadable, not legacy or deprecated names', () => {
-    const names = preloadList();
+    const names = preloadList(CLI);
     expect(names).toEqual(expect.arrayContaining(['http', 'net', 'crypto']));
     for (const name of names) {
       expect(builtinModules).toContain(name);
@@ -62,7 +68,7 @@ describe("the bin's built-ins loaded before its V8 flags", () => {
       .filter((entry) => entry.startsWith('NativeModule '))
       .map((entry) => entry.slice('NativeModule '.length))
       .filter((name) => builtinModules.includes(name) && !name.startsWith('_'));
-    const listed = new Set(preloadList());
+    const listed = new Set(preloadList(CLI));
     expect(loaded.filter((name) => !listed.has(name))).toEqual([]);
   });
 });

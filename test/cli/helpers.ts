@@ -13,10 +13,18 @@ import type { Script } from '../../src/testing/script.js';
 import { outputLineSchema, type OutputLine } from '../../src/cli/outputSchemas.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The launcher as an ES module, for `node dist/src/cli/main.js` (the Claude Agent SDK spawns it so). */
 export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The same launcher as CommonJS: the bin package.json names (scripts/bundleCli.mjs makes both). */
+export const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
+/** Both launchers, for tests of what each must do alike. */
+export const LAUNCHERS = [
+  { name: 'main.js', path: CLI },
+  { name: 'main.cjs', path: BIN },
+] as const;
 
 export function assertBuilt(): void {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before these tests`);
+  for (const file of [CLI, BIN]) if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` before these tests`);
 }
 
 const sandboxes: string[] = [];
