@@ -9,15 +9,29 @@
  * from this checkout's node_modules) rather than by `npm install`, which would ask the registry:
  * tests talk to loopback only. The older rxjs and zod come from aliased dev dependencies.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startScriptedServer } from '../../src/testing/scriptedServer.js';
 
 const run = promisify(execFile);
+
+/** Runs a file to its end with no stdin (a `-p` run reads a piped stdin as more prompt). */
+function runClosed(file: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   version: string;
@@ -45,10 +59,21 @@ const listing = pack();
 describe('the packed package', () => {
   it('ships the built code with types, README and LICENSE, and no bench, tests or maps', async () => {
     const files = (await listing).files.map((f) => f.path);
-    // The bin and what it runs: the command's bundle, the code cache the build made for it, and
-    // the interactive view's Markdown renderer, bundled apart (scripts/bundleCli.mjs says why).
+    // The bin (main.cjs) and the same launcher as an ES module (main.js), what they run: the
+    // command's bundle, the code cache the build made for it, and the interactive view's Markdown
+    // renderer, bundled apart (scripts/bundleCli.mjs says why).
+    expect(pkg.bin.rxagent).toBe('./dist/src/cli/main.cjs');
     expect(files).toEqual(
-      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js', 'dist/src/cli/rxagent.cjs', 'dist/src/cli/rxagent.cjs.cache', 'dist/src/cli/rxagent-marked-terminal.cjs']),
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'dist/src/cli/main.cjs',
+        'dist/src/cli/main.js',
+        'dist/src/cli/rxagent.cjs',
+        'dist/src/cli/rxagent.cjs.cache',
+        'dist/src/cli/rxagent-marked-terminal.cjs',
+      ]),
     );
     for (const target of Object.values(pkg.exports)) {
       expect(files).toContain(target.types.replace(/^\.\//, ''));
@@ -100,8 +125,30 @@ describe('the packed package', () => {
     expect(stdout).toContain('terminal: completed');
     expect(stdout).toMatch(/sub-paths: [1-9]\d* true function true true/);
 
-    // The bin as package.json names it, run from the installed copy: it finds its bundle there.
-    const bin = await run(process.execPath, [path.join(modules, 'rxagent', pkg.bin.rxagent), '--version'], { cwd: consumer, timeout: 60_000 });
-    expect(bin.stdout).toBe(`${pkg.version} (rxagent)\n`);
+    // The bin as npm links it (node_modules/.bin/rxagent → package.json's bin, run through its #!
+    // line), and main.js as `node main.js` (the Claude Agent SDK's way), from the installed copy:
+    // each finds its bundle there, and a -p run answers.
+    const installed = path.join(modules, 'rxagent', pkg.bin.rxagent);
+    expect(statSync(installed).mode & 0o111).toBe(0o111); // executable as packed; npm also sets it
+    mkdirSync(path.join(modules, '.bin'));
+    symlinkSync(path.relative(path.join(modules, '.bin'), installed), path.join(modules, '.bin', 'rxagent'));
+    const home = path.join(work, 'home');
+    mkdirSync(home);
+    const env = { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env['PATH'] ?? ''}`, HOME: home };
+    const ways: readonly (readonly [string, readonly string[]])[] = [
+      [path.join(modules, '.bin', 'rxagent'), []],
+      [process.execPath, [path.join(modules, 'rxagent', 'dist/src/cli/main.js')]],
+    ];
+    for (const [file, args] of ways) {
+      const version = await runClosed(file, [...args, '--version'], { cwd: consumer, env });
+      expect(version).toEqual({ status: 0, stdout: `${pkg.version} (rxagent)\n`, stderr: '' });
+      const server = await startScriptedServer({ script: [{ kind: 'message', blocks: [{ type: 'text', text: 'hello' }] }] });
+      try {
+        const turn = await runClosed(file, [...args, '-p', 'hi'], { cwd: consumer, env: { ...env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.baseURL } });
+        expect(turn).toEqual({ status: 0, stdout: 'hello\n', stderr: '' });
+      } finally {
+        await server.close();
+      }
+    }
   }, 300_000);
 });
