@@ -13,6 +13,7 @@ import { errorResult } from '../tools/runToolCall.js';
 import { completeResults, ORPHAN_RESULT_TEXT, repeatedCallText, textOf } from './messages.js';
 import { contextWindowExceeded } from './contextWindow.js';
 import { addUsage, budgetPriceFor, costOf, priceFor, type PriceTable } from './pricing.js';
+import { stateWith } from './stateWith.js';
 import type { LoopEvent, LoopState, QueryTracking } from './types.js';
 
 /** What the fold needs besides its inputs; fixed for one run. */
@@ -128,7 +129,8 @@ function foldBlock(attempt: Attempt, input: Extract<AssemblyOutput, { type: 'blo
   if (isInvalidToolUse(input.block)) return { attempt: next, events: [modelEvent(t, input)] };
   const repeat = repeatVerdict(attempt.state.repeatedCall, block, env.repeatedToolCallLimit);
   if (!repeat) return { attempt: next, events: [modelEvent(t, input)] };
-  const state = { ...attempt.state, repeatedCall: repeat.run };
+  const state = stateWith(attempt.state);
+  state.repeatedCall = repeat.run;
   if (!repeat.refused) return { attempt: { ...next, state }, events: [modelEvent(t, input)] };
   const result = errorResult(block.id, repeatedCallText(block.name, repeat.run.count));
   return {
@@ -146,17 +148,15 @@ function foldMessage(attempt: Attempt, message: AssistantMessage, env: FoldEnv):
   const model = message.model || s.model;
   const cost = costOf(message.usage, env.budgeted ? budgetPriceFor(model, env.prices) : priceFor(model, env.prices));
   const text = textOf(message);
-  const state: LoopState = {
-    ...s,
-    usage: addUsage(s.usage, message.usage),
-    costUsd: s.costUsd + cost,
-    turnOutputTokens: s.turnOutputTokens + (message.usage.output_tokens ?? 0),
-    lastAssistantText: text !== '' ? text : s.lastAssistantText,
-    container: message.container?.id ?? s.container,
-    lastUsage: message.usage,
-    // The reply will sit right after the messages this request carried.
-    lastUsageCovers: s.messages.length + 1,
-  };
+  const state = stateWith(s);
+  state.usage = addUsage(s.usage, message.usage);
+  state.costUsd = s.costUsd + cost;
+  state.turnOutputTokens = s.turnOutputTokens + (message.usage.output_tokens ?? 0);
+  state.lastAssistantText = text !== '' ? text : s.lastAssistantText;
+  state.container = message.container?.id ?? s.container;
+  state.lastUsage = message.usage;
+  // The reply will sit right after the messages this request carried.
+  state.lastUsageCovers = s.messages.length + 1;
   // Recovered like prompt-too-long (reactive compaction): the cut reply is not kept, its cost is.
   const windowExceeded = contextWindowExceeded(message);
   if (windowExceeded) return { attempt: { ...attempt, state, costUsd: cost }, events: [], error: windowExceeded };

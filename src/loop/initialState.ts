@@ -6,9 +6,14 @@ import { continueWith, eventOf, terminalOf, type IterationOutput } from './event
 import { ZERO_USAGE } from './pricing.js';
 import type { RunContext } from './runContext.js';
 import type { TranscriptRecord, UserPromptSubmitDecision } from './seams.js';
+import { stateWith } from './stateWith.js';
 import { FRESH_TURN_COUNTERS } from './transitions.js';
 import type { LoopError, LoopState, TerminalReason } from './types.js';
 
+/**
+ * Listed key by key in `stateWith`'s order (with `container` undefined), so the first state has
+ * the same shape as every later one.
+ */
 export function initialState(ctx: RunContext): LoopState {
   const messages = [...(ctx.options.messages ?? [])];
   return {
@@ -20,7 +25,14 @@ export function initialState(ctx: RunContext): LoopState {
     transition: undefined,
     model: ctx.options.model,
     shared: ctx.options.shared ?? {},
-    ...FRESH_TURN_COUNTERS,
+    maxOutputTokensRecoveryCount: FRESH_TURN_COUNTERS.maxOutputTokensRecoveryCount,
+    malformedToolUseRetryCount: FRESH_TURN_COUNTERS.malformedToolUseRetryCount,
+    thinkingOnlyNudged: FRESH_TURN_COUNTERS.thinkingOnlyNudged,
+    pauseTurnContinuations: FRESH_TURN_COUNTERS.pauseTurnContinuations,
+    container: undefined,
+    hasAttemptedReactiveCompact: FRESH_TURN_COUNTERS.hasAttemptedReactiveCompact,
+    stopHookActive: FRESH_TURN_COUNTERS.stopHookActive,
+    stopHookBlockCount: FRESH_TURN_COUNTERS.stopHookBlockCount,
     tokenBudgetContinuations: 0,
     turnOutputTokens: 0,
     tokenBudgetIncrements: [],
@@ -30,7 +42,7 @@ export function initialState(ctx: RunContext): LoopState {
     lastAssistantText: undefined,
     lastUsage: undefined,
     lastUsageCovers: 0,
-  };
+  } satisfies Record<keyof LoopState, unknown>;
 }
 
 export function setupTerminal(ctx: RunContext, state: LoopState, reason: TerminalReason, error?: LoopError): IterationOutput {
@@ -91,7 +103,9 @@ export function setup(ctx: RunContext): Observable<IterationOutput> {
             ? message
             : { role: 'user', content: [...(typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content), ...extra] };
         const uuid = ctx.newId();
-        const next: LoopState = { ...state, messages: [...state.messages, full], lastMessageUuid: uuid };
+        const next = stateWith(state);
+        next.messages = [...state.messages, full];
+        next.lastMessageUuid = uuid;
         const record: TranscriptRecord = {
           type: 'user',
           chainId: state.chainId,

@@ -24,6 +24,7 @@ import { buildRequestBase, type RunContext } from './runContext.js';
 import type { RunInput } from './runInput.js';
 import { prepareHistory } from './sentHistory.js';
 import { shapeRequest } from './shapeRequest.js';
+import { stateWith } from './stateWith.js';
 import { reactiveCompactRetry } from './transitions.js';
 import type { LoopEvent, LoopState } from './types.js';
 
@@ -45,7 +46,9 @@ export function modelPhase(ctx: RunContext, input: RunInput, log: IterationLog, 
         if (!isOverloaded(error)) return throwError(() => error);
         // The failed attempt's message is void: consumers remove it; thinking is model-bound.
         const failed = log.latest.messageUuid;
-        const state: LoopState = { ...log.latest.state, model: fallback, messages: stripThinking(log.latest.state.messages) };
+        const state = stateWith(log.latest.state);
+        state.model = fallback;
+        state.messages = stripThinking(state.messages);
         const notice = [
           ...(failed ? [eventOf(state, { type: 'tombstone', uuids: [failed] })] : []),
           warningEvent(state, `model ${initial.model} is overloaded; switching to ${fallback}`, 'model_fallback'),
@@ -210,7 +213,9 @@ function reactiveCompact(ctx: RunContext, log: IterationLog, error: unknown): Ob
         return concat(from(noticeEvents(state, result.notices)), throwError(() => error));
       }
       const messages = [...result.messages];
-      const next = { ...reactiveCompactRetry(state, { messages, lastUuid: undefined }), lastUsage: undefined, lastUsageCovers: 0 };
+      const next = stateWith(reactiveCompactRetry(state, { messages, lastUuid: undefined }));
+      next.lastUsage = undefined;
+      next.lastUsageCovers = 0;
       const record = boundaryRecord(ctx, state, result.boundary, messages);
       return from<IterationOutput[]>([
         ...noticeEvents(state, result.notices),

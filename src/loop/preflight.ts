@@ -13,6 +13,7 @@ import { holdPaused } from './pausedRecord.js';
 import type { IterationLog } from './iterationLog.js';
 import type { RunContext } from './runContext.js';
 import { passThroughGovernor, type CompactBoundary, type GovernorNotice, type TranscriptRecord } from './seams.js';
+import { stateWith } from './stateWith.js';
 import { writeRecords } from './transcriptWrites.js';
 import type { LoopEvent, LoopState } from './types.js';
 
@@ -42,7 +43,11 @@ function prepare(ctx: RunContext, log: IterationLog, end: (decision: Decision) =
           return from(notices);
         case 'compacted': {
           const messages = [...decision.messages];
-          const compacted: LoopState = { ...state, messages, lastMessageUuid: undefined, lastUsage: undefined, lastUsageCovers: 0 };
+          const compacted = stateWith(state);
+          compacted.messages = messages;
+          compacted.lastMessageUuid = undefined;
+          compacted.lastUsage = undefined;
+          compacted.lastUsageCovers = 0;
           log.latest = newAttempt(compacted);
           log.sent = messages;
           const record = boundaryRecord(ctx, state, decision.boundary, messages);
