@@ -60,6 +60,27 @@ export function newAttempt(state: LoopState): Attempt {
   return { state, messageUuid: undefined, message: undefined, blocks: [], toolUses: [], results: NO_RESULTS, batch: undefined, refused: NO_RESULTS, costUsd: 0 };
 }
 
+type AttemptDraft = { -readonly [K in keyof Attempt]: Attempt[K] };
+
+/**
+ * A copy of `a` to change before handing it on: a literal listing every key in `newAttempt`'s
+ * order (one shape for every attempt), not `{ ...a, x }` (see `stateWith`).
+ */
+function attemptWith(a: Attempt): AttemptDraft {
+  const draft = {
+    state: a.state,
+    messageUuid: a.messageUuid,
+    message: a.message,
+    blocks: a.blocks,
+    toolUses: a.toolUses,
+    results: a.results,
+    batch: a.batch,
+    refused: a.refused,
+    costUsd: a.costUsd,
+  } satisfies Record<keyof Attempt, unknown>;
+  return draft;
+}
+
 /** What the model phase folds: the assembled response and the scheduler's tool events. */
 export type FoldInput = AssemblyOutput | ToolEvent;
 
@@ -103,8 +124,11 @@ export function foldAttempt(attempt: Attempt, input: FoldInput, env: FoldEnv): A
       return { attempt, events: [eventOf(t, { type: 'api_retry', retry: input })] };
     case 'stream_retry':
       return { attempt: newAttempt(attempt.state), events: [eventOf(t, { type: 'stream_retry', retry: input })] };
-    case 'message_start':
-      return { attempt: { ...attempt, messageUuid: env.newId() }, events: [modelEvent(t, input)] };
+    case 'message_start': {
+      const next = attemptWith(attempt);
+      next.messageUuid = env.newId();
+      return { attempt: next, events: [modelEvent(t, input)] };
+    }
     case 'block':
       return foldBlock(attempt, input, env);
     case 'message':
@@ -113,8 +137,11 @@ export function foldAttempt(attempt: Attempt, input: FoldInput, env: FoldEnv): A
       return { attempt, events: [warningEvent(t, input.message, 'stream_assembly')] };
     case 'tool_result':
       return foldToolResult(attempt, input, env);
-    case 'tool_batch':
-      return { attempt: { ...attempt, batch: withRefused(attempt, input) }, events: [] };
+    case 'tool_batch': {
+      const next = attemptWith(attempt);
+      next.batch = withRefused(attempt, input);
+      return { attempt: next, events: [] };
+    }
     default:
       return assertNever(input, 'attempt input');
   }
@@ -123,18 +150,22 @@ export function foldAttempt(attempt: Attempt, input: FoldInput, env: FoldEnv): A
 function foldBlock(attempt: Attempt, input: Extract<AssemblyOutput, { type: 'block' }>, env: FoldEnv): AttemptStep {
   const t = attempt.state;
   const block = plainBlock(input.block);
-  const blocks = [...attempt.blocks, block];
-  if (block.type !== 'tool_use') return { attempt: { ...attempt, blocks }, events: [modelEvent(t, input)] };
-  const next: Attempt = { ...attempt, blocks, toolUses: [...attempt.toolUses, block] };
+  const next = attemptWith(attempt);
+  next.blocks = [...attempt.blocks, block];
+  if (block.type !== 'tool_use') return { attempt: next, events: [modelEvent(t, input)] };
+  next.toolUses = [...attempt.toolUses, block];
   if (isInvalidToolUse(input.block)) return { attempt: next, events: [modelEvent(t, input)] };
   const repeat = repeatVerdict(attempt.state.repeatedCall, block, env.repeatedToolCallLimit);
   if (!repeat) return { attempt: next, events: [modelEvent(t, input)] };
   const state = stateWith(attempt.state);
   state.repeatedCall = repeat.run;
-  if (!repeat.refused) return { attempt: { ...next, state }, events: [modelEvent(t, input)] };
+  next.state = state;
+  if (!repeat.refused) return { attempt: next, events: [modelEvent(t, input)] };
   const result = errorResult(block.id, repeatedCallText(block.name, repeat.run.count));
+  next.refused = withEntry(attempt.refused, block.id, result);
+  next.results = withEntry(attempt.results, block.id, result);
   return {
-    attempt: { ...next, state, refused: withEntry(attempt.refused, block.id, result), results: withEntry(attempt.results, block.id, result) },
+    attempt: next,
     events: [
       modelEvent(t, input),
       warningEvent(t, `${block.name} was called ${repeat.run.count} times in a row with the same input; not run again`, 'repeated_tool_call'),
@@ -159,14 +190,20 @@ function foldMessage(attempt: Attempt, message: AssistantMessage, env: FoldEnv):
   state.lastUsageCovers = s.messages.length + 1;
   // Recovered like prompt-too-long (reactive compaction): the cut reply is not kept, its cost is.
   const windowExceeded = contextWindowExceeded(message);
-  if (windowExceeded) return { attempt: { ...attempt, state, costUsd: cost }, events: [], error: windowExceeded };
+  const next = attemptWith(attempt);
+  next.state = state;
+  next.costUsd = cost;
+  if (windowExceeded) return { attempt: next, events: [], error: windowExceeded };
   const messageUuid = attempt.messageUuid ?? env.newId();
-  return { attempt: { ...attempt, state, message, messageUuid, costUsd: cost }, events: [assistantMessageEvent(s, message, messageUuid)] };
+  next.message = message;
+  next.messageUuid = messageUuid;
+  return { attempt: next, events: [assistantMessageEvent(s, message, messageUuid)] };
 }
 
 function foldToolResult(attempt: Attempt, input: Extract<ToolEvent, { type: 'tool_result' }>, env: FoldEnv): AttemptStep {
   const t = attempt.state;
-  const next: Attempt = { ...attempt, results: withEntry(attempt.results, input.toolUseId, input.result) };
+  const next = attemptWith(attempt);
+  next.results = withEntry(attempt.results, input.toolUseId, input.result);
   const result = toolResultEvent(t, input.toolUseId, input.name, input.result, input.durationMs, input.structured);
   if (!input.deferral) return { attempt: next, events: [result] };
   // An accepted deferral has no result yet (the terminal names the call); an ignored one ran.
