@@ -10,7 +10,7 @@ import type { AssistantMessage, MessageParam, ToolResultBlock, ToolUseBlock } fr
 import type { DebugEvent } from '../transport/types.js';
 import type { TranscriptRecord } from './seams.js';
 import { NOTHING_SENT, type SentHistory } from './sentHistory.js';
-import type { LoopError, LoopEvent, LoopEventOf, LoopState, QueryTracking, TerminalReason } from './types.js';
+import type { LoopError, LoopEvent, LoopEventOf, LoopState, QueryTracking, TerminalReason, TransitionReason, UserMessageReason } from './types.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type LoopEventBody = DistributiveOmit<LoopEvent, keyof QueryTracking>;
@@ -47,6 +47,31 @@ export function isContinue(out: IterationOutput): out is Continue {
 /** For the rare events: the body plus the tracking fields. */
 export function eventOf(tracking: QueryTracking, body: LoopEventBody): LoopEvent {
   return { ...body, chainId: tracking.chainId, depth: tracking.depth } as LoopEvent;
+}
+
+/*
+ * The events of every iteration, built as literals in the key order `eventOf` gives them (the
+ * body's keys, then the tracking fields): `eventOf` spreads bodies of every shape into a new
+ * object, a megamorphic copy on each call.
+ */
+
+export function iterationStartEvent(state: LoopState): LoopEventOf<'iteration_start'> {
+  return { type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason, chainId: state.chainId, depth: state.depth };
+}
+
+/** `next`'s own turnCount and reason, tracked as the iteration that ends (`t`). */
+export function transitionEvent(t: QueryTracking, reason: TransitionReason, turnCount: number): LoopEventOf<'transition'> {
+  return { type: 'transition', reason, turnCount, chainId: t.chainId, depth: t.depth };
+}
+
+export function userMessageEvent(
+  t: QueryTracking,
+  message: MessageParam & { readonly role: 'user' },
+  uuid: string,
+  reason: UserMessageReason,
+  isMeta: boolean,
+): LoopEventOf<'user_message'> {
+  return { type: 'user_message', message, uuid, reason, isMeta, chainId: t.chainId, depth: t.depth };
 }
 
 export function modelEvent(t: QueryTracking, event: AssemblyEvent | DebugEvent): LoopEventOf<'model'> {

@@ -5,7 +5,7 @@
  */
 import type { AssistantMessage, MessageParam } from '../protocol/content.js';
 import { appendAll, userAddition, terminal, type Addition, type Decision } from './decision.js';
-import { continueWith, eventOf, terminalOf, warningEvent, type Continue } from './events.js';
+import { continueWith, terminalOf, transitionEvent, userMessageEvent, warningEvent, type Continue } from './events.js';
 import type { TranscriptRecord } from './seams.js';
 import { joinPaused } from './pausedRecord.js';
 import type { SentHistory } from './sentHistory.js';
@@ -42,14 +42,14 @@ export function finish(state: LoopState, decision: SettledDecision, facts: Finis
   const events: LoopEvent[] = [];
   for (const a of decision.additions) {
     if (a.message.role === 'user') {
-      events.push(eventOf(state, { type: 'user_message', message: a.message as MessageParam & { role: 'user' }, uuid: a.uuid, reason: a.reason ?? 'prompt', isMeta: a.isMeta }));
+      events.push(userMessageEvent(state, a.message as MessageParam & { role: 'user' }, a.uuid, a.reason ?? 'prompt', a.isMeta));
     }
   }
   for (const message of decision.warnings) events.push(warningEvent(state, message));
   const records = facts.recording ? joinPaused([...facts.pending, ...recordsOf(state, decision.additions, facts.now)]).filter((r) => !('uuid' in r && facts.writtenEarly?.has(r.uuid))) : [];
   if (decision.type === 'continue') {
     const next = decision.state;
-    events.push(eventOf(state, { type: 'transition', reason: next.transition!.reason, turnCount: next.turnCount }));
+    events.push(transitionEvent(state, next.transition!.reason, next.turnCount));
     return { events, records: [], end: continueWith(next, records, facts.sent), messages: next.messages };
   }
   const messages = appendAll(state, decision.additions).messages;

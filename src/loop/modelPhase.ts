@@ -15,7 +15,7 @@ import type { MessageParam, ToolUseBlock } from '../protocol/content.js';
 import type { MessagesRequest } from '../protocol/request.js';
 import type { Tool, ToolEvent } from '../tools/types.js';
 import { isOverloaded, isPromptTooLong } from './decideOnError.js';
-import { continueWith, eventOf, warningEvent, type EventSink, type IterationOutput } from './events.js';
+import { continueWith, eventOf, transitionEvent, warningEvent, type EventSink, type IterationOutput } from './events.js';
 import { foldAttempt, isPassThrough, newAttempt, passThroughEvent, repeatVerdict, type Attempt, type FoldEnv, type FoldInput } from './foldAttempt.js';
 import type { IterationLog } from './iterationLog.js';
 import { stripThinking } from './messages.js';
@@ -220,7 +220,7 @@ function reactiveCompact(ctx: RunContext, log: IterationLog, error: unknown): Ob
       return from<IterationOutput[]>([
         ...noticeEvents(state, result.notices),
         eventOf(state, { type: 'compact_boundary', ...result.boundary }),
-        eventOf(state, { type: 'transition', reason: 'reactive_compact_retry', turnCount: next.turnCount }),
+        transitionEvent(state, 'reactive_compact_retry', next.turnCount),
         continueWith(next, ctx.transcript ? [...log.pending, record] : [], log.prepared),
       ]);
     }),

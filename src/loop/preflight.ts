@@ -7,7 +7,7 @@
 import { concat, defer, from, mergeMap, Observable, of, take } from 'rxjs';
 import { assertNever } from '../util/assertNever.js';
 import { terminal, type Decision } from './decision.js';
-import { eventOf, warningEvent, type IterationOutput } from './events.js';
+import { eventOf, iterationStartEvent, warningEvent, type IterationOutput } from './events.js';
 import { newAttempt } from './foldAttempt.js';
 import { holdPaused } from './pausedRecord.js';
 import type { IterationLog } from './iterationLog.js';
@@ -30,7 +30,7 @@ function prepare(ctx: RunContext, log: IterationLog, end: (decision: Decision) =
     const spent = ctx.budget.spentUsd().toFixed(4);
     return end(terminal('budget_exhausted', { error: { kind: 'internal', message: `the cost budget of $${ctx.budget.maxUsd} is spent ($${spent})` } }));
   }
-  const start = eventOf(state, { type: 'iteration_start', turnCount: state.turnCount, model: state.model, transition: state.transition?.reason });
+  const start = iterationStartEvent(state);
   // Deferred: the governor runs after the transcript write, and a governor that throws
   // synchronously ends the run like one that errors (a setup failure).
   const governed$ = defer(() => ctx.governor.beforeCall(governorInput(ctx, state))).pipe(
