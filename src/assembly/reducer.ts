@@ -487,19 +487,45 @@ function onMessageStop(state: AssemblyState): AssemblyOutput | AssemblyBatch {
   state.open.clear();
   const head = state.head as MessageHead;
   const content = [...state.done.entries()].sort((a, b) => a[0] - b[0]).map(([, block]) => block);
-  const message: AssistantMessage = {
-    ...head,
-    content,
-    stop_reason: state.stopReason,
-    stop_sequence: state.stopSequence,
-    ...state.extras,
-    usage: state.usage,
-  };
+  const message: AssistantMessage = isPlainHead(head) && Object.keys(state.extras).length === 0
+    ? plainMessage(head, content, state)
+    : {
+        ...head,
+        content,
+        stop_reason: state.stopReason,
+        stop_sequence: state.stopSequence,
+        ...state.extras,
+        usage: state.usage,
+      };
   state.phase = 'done';
   // The blocks now live in the message; drop our references so a long-lived state holds nothing.
   state.done.clear();
   const done: AssemblyOutput = { type: 'message', message };
   return closed.length === 0 ? done : [...closed, done];
+}
+
+/** Whether the head is the usual one, exactly `id, type, role, model` in the API's order. */
+function isPlainHead(head: MessageHead): boolean {
+  const keys = Object.keys(head);
+  return keys.length === 4 && keys[0] === 'id' && keys[1] === 'type' && keys[2] === 'role' && keys[3] === 'model';
+}
+
+/**
+ * The usual message (a plain head, no message_delta extras) as one literal: the same keys in the
+ * same order as the spread below builds, without copying the head (an object left by the
+ * message_start's rest destructuring) through the generic spread.
+ */
+function plainMessage(head: MessageHead, content: AssistantContentBlock[], state: AssemblyState): AssistantMessage {
+  return {
+    id: head.id,
+    type: head.type,
+    role: head.role,
+    model: head.model,
+    content,
+    stop_reason: state.stopReason,
+    stop_sequence: state.stopSequence,
+    usage: state.usage,
+  };
 }
 
 /*
