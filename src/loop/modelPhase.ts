@@ -183,7 +183,7 @@ function callShaped(ctx: RunContext, log: IterationLog, tools: readonly Tool[], 
   // Prepared from what the last request sent (the value the previous iteration handed on).
   const history = prepareHistory(log.prepared, messages, Boolean(base.thinking));
   log.prepared = history;
-  const request: MessagesRequest = {
+  const request: MessagesRequest = usualRequest(base, state.model, state.container, history.messages as MessageParam[]) ?? {
     ...base,
     model: state.model,
     // The code-execution container of an earlier response: its files and state carry on.
@@ -195,6 +195,18 @@ function callShaped(ctx: RunContext, log: IterationLog, tools: readonly Tool[], 
     messageBreakpoints: history.breakpoints,
   });
   return callOptions === undefined ? ctx.callModel(shaped) : ctx.callModel(shaped, callOptions);
+}
+
+/**
+ * The request of the usual iteration (no thinking, no container) as a literal: the keys the
+ * spread in `callShaped` gives, in its order (`buildRequestBase`'s, `model` and `messages` in
+ * their places), absent ones absent. Undefined otherwise: the spread builds those.
+ */
+export function usualRequest(base: MessagesRequest, model: string, container: string | undefined, messages: MessageParam[]): MessagesRequest | undefined {
+  if (base.thinking !== undefined || container !== undefined) return undefined;
+  const { max_tokens, system, tools, stream } = base;
+  if (system === undefined) return tools === undefined ? { model, messages, max_tokens, stream } : { model, messages, max_tokens, tools, stream };
+  return tools === undefined ? { model, messages, max_tokens, system, stream } : { model, messages, max_tokens, system, tools, stream };
 }
 
 /** After a prompt-too-long error: compact once per turn and go on, or say why it could not help. */

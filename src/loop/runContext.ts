@@ -61,7 +61,10 @@ export interface RunContext {
   readonly dispose: () => void;
 }
 
-/** The parts of the request that do not change between iterations, computed once per run. */
+/**
+ * The parts of the request that do not change between iterations, computed once per run.
+ * `usualRequest` (modelPhase.ts) lists these keys: a key added here goes there too.
+ */
 export function buildRequestBase(options: AgentLoopOptions, maxOutputTokens: number, tools: readonly Tool[] = options.tools ?? []): MessagesRequest {
   return {
     model: options.model,
