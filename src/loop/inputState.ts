@@ -69,6 +69,14 @@ export interface InputStep {
 
 export const INITIAL_INPUT: InputState = { queue: [], started: [], interruptible: true, closed: false };
 
+/**
+ * A new input state as one literal, not `{ ...state, x }`: the interruptible flag flips as tools
+ * start and end, every iteration that runs one, and the spread is a slow copy on Node 20.
+ */
+function inputState(queue: InputState['queue'], started: InputState['started'], interruptible: boolean, closed: boolean): InputState {
+  return { queue, started, interruptible, closed } satisfies Record<keyof InputState, unknown>;
+}
+
 const step = (state: InputState, extra: Partial<Omit<InputStep, 'state'>> = {}): InputStep => ({
   state,
   changes: extra.changes ?? [],
@@ -83,26 +91,26 @@ export function stepInput(state: InputState, action: InputAction): InputStep {
       if (state.closed) return step(state);
       const { command } = action;
       return step(
-        { ...state, queue: [...state.queue, command] },
+        inputState([...state.queue, command], state.started, state.interruptible, state.closed),
         { accepted: true, changes: [{ id: command.id, status: 'queued' }], interrupt: command.interrupt && state.interruptible },
       );
     }
     case 'notify':
-      return step({ ...state, queue: [...state.queue, action.command] }, { accepted: true });
+      return step(inputState([...state.queue, action.command], state.started, state.interruptible, state.closed), { accepted: true });
     case 'adopt':
-      return step({ ...state, started: [...state.started, ...action.ids.map((id) => ({ id, seen: false }))] });
+      return step(inputState(state.queue, [...state.started, ...action.ids.map((id) => ({ id, seen: false }))], state.interruptible, state.closed));
     case 'absorb': {
       if (state.queue.length === 0) return step(state);
       const absorbed = state.queue;
       return step(
-        { ...state, queue: [], started: [...state.started, ...absorbed.map((c) => ({ id: c.id, seen: false }))] },
+        inputState([], [...state.started, ...absorbed.map((c) => ({ id: c.id, seen: false }))], state.interruptible, state.closed),
         { absorbed, changes: absorbed.map((c) => ({ id: c.id, status: 'started' as const })) },
       );
     }
     case 'seen':
-      return step(state.started.every((c) => c.seen) ? state : { ...state, started: state.started.map((c) => ({ id: c.id, seen: true })) });
+      return step(state.started.every((c) => c.seen) ? state : inputState(state.queue, state.started.map((c) => ({ id: c.id, seen: true })), state.interruptible, state.closed));
     case 'interruptible':
-      return step(state.interruptible === action.value ? state : { ...state, interruptible: action.value });
+      return step(state.interruptible === action.value ? state : inputState(state.queue, state.started, action.value, state.closed));
     case 'close': {
       if (state.closed) return step(state);
       const status: CommandStatus = action.ok ? 'completed' : 'cancelled';
@@ -110,7 +118,7 @@ export function stepInput(state: InputState, action: InputAction): InputStep {
         ...state.started.map((c) => ({ id: c.id, status, seenByModel: c.seen })),
         ...state.queue.map((c) => ({ id: c.id, status: 'discarded' as const })),
       ];
-      return step({ ...state, queue: [], started: [], closed: true }, { changes });
+      return step(inputState([], [], state.interruptible, true), { changes });
     }
     default:
       return assertNever(action, 'input action');
