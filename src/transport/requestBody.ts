@@ -20,6 +20,14 @@
  * 1000 with 2 KB results, the copy and its garbage were over 40% of the client's CPU). The body
  * goes to the socket as a few chunks with their total length.
  *
+ * Few, because undici writes each chunk of a body with its own socket write (a cork, a write and
+ * an uncork per chunk, the first one sharing a `writev` with the request head), and on loopback a
+ * write's cost is mostly the syscall. So the history buffer starts with the body's opening
+ * (`{"model":…,"messages":[`), and what follows the history (a comma, the last message, the
+ * framing, the tools, the closing brace) is joined into one chunk (`joinSmallRuns`): a late body
+ * is two chunks, head + opening + history in one `writev` and the rest in one `write`, where it
+ * was seven.
+ *
  * The output is byte for byte `JSON.stringify({ ...request, stream: true })` in UTF-8 (JSON text
  * is well-formed: lone surrogates are escaped, so the encoding is exact): same key order,
  * `undefined` members left out, holes and non-JSON array items as `null`.
@@ -59,13 +67,26 @@ export function bodyBytes(body: RequestBody): Buffer {
 interface HistoryJson {
   bytes: Buffer;
   length: number;
+  /**
+   * The body's opening written at the start of `bytes` (`{"model":…,"messages":[`), '' when there
+   * was none; `start` is its length in bytes, where the first item's JSON begins. A request with
+   * the same opening sends it with the history as one slice; another opening goes as a piece of
+   * its own (the buffer's bytes are never rewritten).
+   */
+  readonly opening: string;
+  readonly start: number;
   /** The message objects whose JSON is in `bytes`, in order. */
   readonly items: object[];
-  /** Where each item's JSON (with its leading comma) ends. */
+  /** Where each item's JSON (with its leading comma) ends, from the start of `bytes`. */
   readonly ends: number[];
 }
 
 const MIN_HISTORY_BYTES = 64 * 1024;
+
+/** Body pieces shorter than this are joined with their neighbours (see joinSmallRuns). */
+export const SMALL_PIECE = 16 * 1024;
+/** A joined run of small pieces is at most this long. */
+export const JOINED_AT_MOST = 64 * 1024;
 
 /**
  * Builds request bodies as UTF-8 bytes; one per client, so its cache lives (and is collected)
@@ -88,9 +109,14 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
   /**
    * The JSON of `messages` up to (not including) the last, as one slice of the conversation's
    * history buffer, and how many messages it covers. The last message is left out: it is the one
-   * a request changes (its cache breakpoint moves on every turn).
+   * a request changes (its cache breakpoint moves on every turn). `opening` is the body's text
+   * so far when nothing of it was written yet (else undefined): when the buffer starts with that
+   * same text, the slice includes it (`withOpening`).
    */
-  const historyPrefix = (messages: readonly unknown[]): { readonly bytes: Buffer; readonly count: number } | undefined => {
+  const historyPrefix = (
+    messages: readonly unknown[],
+    opening: string | undefined,
+  ): { readonly bytes: Buffer; readonly count: number; readonly withOpening: boolean } | undefined => {
     const head = messages[0];
     const upTo = messages.length - 1;
     if (upTo < 1 || typeof head !== 'object' || head === null) return undefined;
@@ -101,7 +127,7 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
       while (kept < shared && history.items[kept] === messages[kept]) kept++;
     }
     if (history === undefined || kept < history.items.length) {
-      history = restart(history, kept);
+      history = restart(history, kept, opening ?? '');
       histories.set(head, history);
     }
     for (let i = kept; i < upTo; i++) {
@@ -113,7 +139,9 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
       // Its JSON lives in the history buffer now; only a rewritten history stringifies it again.
       cache.delete(item);
     }
-    return history.items.length === 0 ? undefined : { bytes: history.bytes.subarray(0, history.length), count: history.items.length };
+    if (history.items.length === 0) return undefined;
+    const withOpening = opening !== undefined && opening === history.opening;
+    return { bytes: history.bytes.subarray(withOpening ? 0 : history.start, history.length), count: history.items.length, withOpening };
   };
 
   function serialize(request: MessagesRequest): RequestBody {
@@ -148,9 +176,11 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
         streamWritten = true;
       } else if (CACHED_ARRAYS.has(key) && Array.isArray(value)) {
         member(key, '[');
-        const prefix = key === 'messages' ? historyPrefix(value) : undefined;
+        // Nothing written yet: the opening may already be in the history buffer, before the history.
+        const prefix = key === 'messages' ? historyPrefix(value, parts.length === 0 ? pending : undefined) : undefined;
         if (prefix !== undefined) {
-          flush();
+          if (prefix.withOpening) pending = '';
+          else flush();
           push(prefix.bytes);
         }
         // A plain loop, not map(): map skips holes, which JSON writes as null.
@@ -173,7 +203,7 @@ export function createRequestBodySerializer(options: RequestBodySerializerOption
     if (!streamWritten) member('stream', 'true');
     pending += '}';
     flush();
-    return { chunks: parts, byteLength: total };
+    return { chunks: joinSmallRuns(parts), byteLength: total };
   }
 
   if (!(options.verify ?? VERIFY)) return serialize;
@@ -190,12 +220,51 @@ function one(bytes: Buffer): RequestBody {
   return { chunks: [bytes], byteLength: bytes.length };
 }
 
-/** A history buffer holding the first `keep` items of `previous` (a copy: see HistoryJson). */
-function restart(previous: HistoryJson | undefined, keep: number): HistoryJson {
-  const length = keep === 0 || previous === undefined ? 0 : previous.ends[keep - 1]!;
+/**
+ * A history buffer starting with `opening` and holding the first `keep` items of `previous` (a
+ * copy: see HistoryJson).
+ */
+function restart(previous: HistoryJson | undefined, keep: number, opening: string): HistoryJson {
+  const start = Buffer.byteLength(opening);
+  const from = previous?.start ?? 0;
+  const to = keep === 0 || previous === undefined ? from : previous.ends[keep - 1]!;
+  const length = start + (to - from);
   const bytes = Buffer.allocUnsafe(Math.max(MIN_HISTORY_BYTES, length * 2));
-  if (length > 0) previous!.bytes.copy(bytes, 0, 0, length);
-  return { bytes, length, items: previous?.items.slice(0, keep) ?? [], ends: previous?.ends.slice(0, keep) ?? [] };
+  bytes.write(opening, 0, 'utf8');
+  if (to > from) previous!.bytes.copy(bytes, start, from, to);
+  const shift = start - from;
+  const ends = previous === undefined ? [] : previous.ends.slice(0, keep).map((end) => end + shift);
+  return { bytes, length, opening, start, items: previous?.items.slice(0, keep) ?? [], ends };
+}
+
+/**
+ * The pieces with each run of consecutive small ones (under SMALL_PIECE) joined into one buffer of
+ * at most JOINED_AT_MOST bytes: the same bytes in fewer socket writes. Large pieces (the history)
+ * stay as they are, uncopied. Returns `parts` itself when there is nothing to join.
+ */
+export function joinSmallRuns(parts: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let runStart = 0;
+  let runBytes = 0;
+  const endRun = (end: number): void => {
+    if (end - runStart === 1) out.push(parts[runStart]!);
+    else if (end - runStart > 1) out.push(Buffer.concat(parts.slice(runStart, end) as Buffer[], runBytes));
+    runStart = end;
+    runBytes = 0;
+  };
+  for (let i = 0; i < parts.length; i++) {
+    const piece = parts[i]!;
+    if (piece.length >= SMALL_PIECE) {
+      endRun(i);
+      out.push(piece);
+      runStart = i + 1;
+      continue;
+    }
+    if (runBytes + piece.length > JOINED_AT_MOST) endRun(i);
+    runBytes += piece.length;
+  }
+  endRun(parts.length);
+  return out.length === parts.length ? (parts as Buffer[]) : out;
 }
 
 /** Writes `json` (after a comma when `comma`) at the end, into a doubled buffer when it is full. */
